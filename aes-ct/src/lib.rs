@@ -1,0 +1,172 @@
+//! Constant-time AES for RustCrypto stacks.
+//!
+//! `Aes128`, `Aes192`, `Aes256` and their encrypt-only / decrypt-only
+//! variants implement the `cipher` 0.5 traits exactly like RustCrypto's
+//! `aes` 0.9 types, so generic code (`ctr`, `cbc`, `aes-gcm`, ...) accepts
+//! them unchanged. Every backend is constant time: no branch, loop bound or
+//! memory index depends on the key or the data.
+//!
+//! The backend is chosen once per process ([`Backend::detected`]); a key
+//! can ask for a specific one with `new_with_backend` and tell which one it
+//! uses with `backend()`.
+#![no_std]
+#![warn(missing_docs)]
+
+pub use cipher;
+
+mod backend;
+mod schedule;
+#[cfg(feature = "self-test")]
+mod selftest;
+mod soft;
+
+pub use backend::{Backend, UnsupportedBackend};
+use backend::Keys;
+
+use cipher::{
+    AlgorithmName, Array, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncClosure,
+    BlockCipherEncrypt, BlockSizeUser, Key, KeyInit, KeySizeUser,
+    consts::{U16, U24, U32},
+};
+use core::fmt;
+
+/// A 128-bit AES block.
+pub type Block = Array<u8, U16>;
+
+macro_rules! common {
+    ($name:ident, $ks:ty, $nr:literal, $alg:expr) => {
+        impl $name {
+            /// Make a key that uses `backend`, or fail if this build or CPU
+            /// cannot run it.
+            pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
+                Ok(Self { keys: Keys::new(backend, key)? })
+            }
+
+            /// The backend this key uses.
+            pub fn backend(&self) -> Backend {
+                self.keys.backend()
+            }
+        }
+
+        impl KeySizeUser for $name {
+            type KeySize = $ks;
+        }
+
+        impl KeyInit for $name {
+            #[inline]
+            fn new(key: &Key<Self>) -> Self {
+                match Keys::new(Backend::detected(), key) {
+                    Ok(keys) => Self { keys },
+                    // The detected backend passed its CPU check already; the
+                    // portable one can always be built.
+                    Err(_) => Self::new_with_backend(key, Backend::Soft)
+                        .unwrap_or_else(|_| unreachable!("portable backend is always available")),
+                }
+            }
+        }
+
+        impl BlockSizeUser for $name {
+            type BlockSize = U16;
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!(stringify!($name), " {{ backend: {}, .. }}"), self.backend())
+            }
+        }
+
+        impl AlgorithmName for $name {
+            fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str($alg)
+            }
+        }
+
+        /// Every key form wipes itself on drop.
+        impl zeroize::ZeroizeOnDrop for $name {}
+    };
+}
+
+macro_rules! define_aes {
+    ($name:ident, $enc:ident, $dec:ident, $ks:ty, $nr:literal, $doc:literal) => {
+        #[doc = concat!($doc, " block cipher.")]
+        #[derive(Clone)]
+        pub struct $name {
+            keys: Keys<$nr>,
+        }
+        common!($name, $ks, $nr, stringify!($name));
+
+        #[doc = concat!($doc, " block cipher (encrypt-only).")]
+        #[derive(Clone)]
+        pub struct $enc {
+            keys: Keys<$nr>,
+        }
+        common!($enc, $ks, $nr, stringify!($name));
+
+        #[doc = concat!($doc, " block cipher (decrypt-only).")]
+        #[derive(Clone)]
+        pub struct $dec {
+            keys: Keys<$nr>,
+        }
+        common!($dec, $ks, $nr, stringify!($name));
+
+        impl BlockCipherEncrypt for $name {
+            #[inline]
+            fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+                self.keys.encrypt(f)
+            }
+        }
+        impl BlockCipherDecrypt for $name {
+            #[inline]
+            fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+                self.keys.decrypt(f)
+            }
+        }
+        impl BlockCipherEncrypt for $enc {
+            #[inline]
+            fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+                self.keys.encrypt(f)
+            }
+        }
+        impl BlockCipherDecrypt for $dec {
+            #[inline]
+            fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+                self.keys.decrypt(f)
+            }
+        }
+
+        impl From<&$enc> for $name {
+            fn from(e: &$enc) -> Self {
+                Self { keys: e.keys.clone() }
+            }
+        }
+        impl From<$enc> for $name {
+            fn from(e: $enc) -> Self {
+                Self::from(&e)
+            }
+        }
+        impl From<&$enc> for $dec {
+            fn from(e: &$enc) -> Self {
+                Self { keys: e.keys.clone() }
+            }
+        }
+        impl From<$enc> for $dec {
+            fn from(e: $enc) -> Self {
+                Self::from(&e)
+            }
+        }
+        impl From<&$name> for $enc {
+            fn from(e: &$name) -> Self {
+                Self { keys: e.keys.clone() }
+            }
+        }
+        impl From<&$name> for $dec {
+            fn from(e: &$name) -> Self {
+                Self { keys: e.keys.clone() }
+            }
+        }
+    };
+}
+
+define_aes!(Aes128, Aes128Enc, Aes128Dec, U16, 10, "AES-128");
+define_aes!(Aes192, Aes192Enc, Aes192Dec, U24, 12, "AES-192");
+define_aes!(Aes256, Aes256Enc, Aes256Dec, U32, 14, "AES-256");
