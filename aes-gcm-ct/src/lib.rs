@@ -1,0 +1,2 @@
+//! Placeholder: arrives with its own issue.
+#![no_std]
