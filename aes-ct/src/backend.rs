@@ -118,6 +118,8 @@ macro_rules! backends {
 
 // The dispatch table. Order = preference.
 backends! {
+    #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
+    Armv8 => crate::aarch64::armv8::ArmV8, "armv8", "ARMv8 Cryptography Extensions (aarch64), 8 blocks interleaved.";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
 }
 

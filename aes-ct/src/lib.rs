@@ -14,6 +14,8 @@
 
 pub use cipher;
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 mod backend;
 mod schedule;
 #[cfg(feature = "self-test")]
