@@ -17,6 +17,7 @@ pub use cipher;
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod backend;
+mod hybrid;
 mod schedule;
 #[cfg(feature = "self-test")]
 mod selftest;

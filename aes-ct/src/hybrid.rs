@@ -1,0 +1,535 @@
+//! The vpaes/bsaes hybrid: one policy, shared by every ISA.
+//!
+//! Two constant-time software techniques have opposite cost profiles:
+//!
+//! * **vpaes** (M. Hamburg, "Accelerating AES with Vector Permute
+//!   Instructions", CHES 2009) works on one block (or two interleaved, "2x")
+//!   in byte-sliced form with `pshufb`/`tbl` table lookups in registers. Its
+//!   cost per block is the same for 1 block as for 1000.
+//! * **bsaes** (E. Käsper, P. Schwabe, CHES 2009) processes a batch of
+//!   blocks (8 per 128-bit register set) in bitsliced form. Per block it is
+//!   several times cheaper than vpaes, but one block costs a whole batch,
+//!   and its key form must be made from the long-term key first.
+//!
+//! The hybrid keeps the key in the vpaes form (small, cheap to make) and
+//! picks per call (see `../shared/design.md`, section 2, for BoringSSL's
+//! original ARM measurements):
+//!
+//! 1. Single blocks ([`BlockCipherEncBackend::encrypt_block`], which is also
+//!    how RustCrypto `ctr` 0.10 feeds the leftover blocks of a message) go
+//!    through vpaes.
+//! 2. Full batches ([`BlockCipherEncBackend::encrypt_par_blocks`]) go
+//!    through bsaes. The bsaes key is converted from the vpaes form lazily,
+//!    on the first batch of one `encrypt_with_backend` call, kept for the
+//!    rest of that call, and wiped when the call ends (the backend value is
+//!    dropped). RustCrypto `ctr` runs a whole message body inside one call,
+//!    so a long buffer converts once, and calls that only touch single
+//!    blocks never convert. The first [`Policy::vpaes_batches`] batches of a
+//!    call still go through vpaes-2x when converting would not pay for
+//!    itself yet.
+//! 3. Tails ([`BlockCipherEncBackend::encrypt_tail_blocks`], fewer than a
+//!    batch; used by `encrypt_blocks` and by our GCM): a remainder of at
+//!    least [`Policy::tail_bsaes_converted`] blocks (when the bsaes key
+//!    exists already in this call) or [`Policy::tail_bsaes_fresh`] blocks
+//!    (when it would have to be made) runs as one zero-padded bsaes batch;
+//!    smaller remainders run through vpaes-2x.
+//!
+//! Every decision depends only on lengths and call patterns, never on key
+//! or data. The policy numbers are per architecture (the ratio of vpaes to
+//! bsaes cost differs), chosen by benchmark (`benches/benches/aes_x86.rs`);
+//! the measurements behind each set are documented next to it below.
+//!
+//! Backends plug in by implementing [`SingleBlock`] (vpaes side) and
+//! [`Bitsliced`] (bsaes side); [`Hybrid`], [`VpaesOnly`] and [`BsaesOnly`]
+//! then implement [`Engine`] for the dispatch table.
+
+#![allow(dead_code, reason = "not every architecture uses every item")]
+
+use crate::{Block, backend::Engine, schedule::Schedule};
+use cipher::{
+    Array, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
+    BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
+    array::ArraySize,
+    consts::{U2, U8, U16},
+    inout::{InOut, InOutBuf},
+    typenum::Unsigned,
+};
+use core::{
+    cell::{Cell, OnceCell},
+    marker::PhantomData,
+};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Two blocks processed together by [`SingleBlock::encrypt2`].
+pub(crate) type Pair = Array<Block, U2>;
+
+/// The single-block side (vpaes): the long-term key form.
+pub(crate) trait SingleBlock {
+    /// Proof that this CPU can run it.
+    type Token: Copy;
+    /// Encryption and decryption key forms; must wipe themselves on drop.
+    type Key<const NR: usize>: Clone + ZeroizeOnDrop;
+    /// CPU check (cached).
+    fn token() -> Option<Self::Token>;
+    /// Build the key form from the standard schedule.
+    fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
+    /// Encrypt one block.
+    fn encrypt1<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Block>);
+    /// Encrypt two blocks, interleaved ("2x").
+    fn encrypt2<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Pair>);
+    /// Decrypt one block.
+    fn decrypt1<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Block>);
+    /// Decrypt two blocks, interleaved ("2x").
+    fn decrypt2<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Pair>);
+}
+
+/// The batch side (bsaes), whose key form is made from the
+/// [`SingleBlock`] form (hybrid) or from the standard schedule (bsaes
+/// alone, and tests).
+pub(crate) trait Bitsliced<V: SingleBlock> {
+    /// Proof that this CPU can run it.
+    type Token: Copy;
+    /// Blocks per batch (8 for 128-bit registers).
+    type Batch: ArraySize;
+    /// Bitsliced round keys (encryption or decryption form); must wipe
+    /// themselves on drop.
+    type Key<const NR: usize>: Clone + ZeroizeOnDrop;
+    /// CPU check (cached).
+    fn token() -> Option<Self::Token>;
+    /// Convert the single-block key form for encryption (constant time).
+    fn enc_key_from_single<const NR: usize>(t: Self::Token, k: &V::Key<NR>) -> Self::Key<NR>;
+    /// Convert the single-block key form for decryption (constant time).
+    fn dec_key_from_single<const NR: usize>(t: Self::Token, k: &V::Key<NR>) -> Self::Key<NR>;
+    /// Encryption key from the standard schedule.
+    fn enc_key_from_schedule<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
+    /// Decryption key from the standard schedule.
+    fn dec_key_from_schedule<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
+    /// Encrypt one batch.
+    fn encrypt_batch<const NR: usize>(
+        k: &Self::Key<NR>,
+        b: InOut<'_, '_, Array<Block, Self::Batch>>,
+    );
+    /// Decrypt one batch.
+    fn decrypt_batch<const NR: usize>(
+        k: &Self::Key<NR>,
+        b: InOut<'_, '_, Array<Block, Self::Batch>>,
+    );
+}
+
+/// The tunable numbers of the policy.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Policy {
+    /// Leading full batches of a call that still go through vpaes-2x
+    /// instead of converting the key (0: convert on the first batch).
+    pub(crate) vpaes_batches: usize,
+    /// Smallest tail (blocks) run as one padded bsaes batch when the bsaes
+    /// key already exists in this call (`>= Batch`: never).
+    pub(crate) tail_bsaes_converted: usize,
+    /// Smallest tail run as one padded bsaes batch when the key would have
+    /// to be converted for it (`>= Batch`: never).
+    pub(crate) tail_bsaes_fresh: usize,
+}
+
+/// x86/x86_64 (SSSE3 vpaes + SSSE3 bsaes, 8 blocks per batch).
+///
+/// Measured on AMD Zen 4 (see aes-ct/PERFORMANCE-x86.md for the commands
+/// and raw numbers); placeholders until the measurements land.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) const POLICY: Policy = Policy {
+    vpaes_batches: 0,
+    tail_bsaes_converted: 4,
+    tail_bsaes_fresh: 8,
+};
+
+/// ARM (NEON vpaes + NEON bsaes). BoringSSL's armv7 figures (one bsaes
+/// batch = ~5.8 vpaes blocks; final batches below 6 blocks rounded down)
+/// as the starting point; to be re-measured by the ARM backends.
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+pub(crate) const POLICY: Policy = Policy {
+    vpaes_batches: 0,
+    tail_bsaes_converted: 6,
+    tail_bsaes_fresh: 8,
+};
+
+/// The hybrid engine: key in [`SingleBlock`] form, batches through
+/// [`Bitsliced`] with a per-call converted key.
+#[derive(Debug)]
+pub(crate) struct Hybrid<V, B>(PhantomData<(V, B)>);
+
+/// Key of [`Hybrid`]: the single-block form plus the (zero-sized) proof
+/// that the batch side may run.
+pub(crate) struct HybridKey<V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
+    single: V::Key<NR>,
+    bt: B::Token,
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> Clone for HybridKey<V, B, NR> {
+    fn clone(&self) -> Self {
+        Self {
+            single: self.single.clone(),
+            bt: self.bt,
+        }
+    }
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> HybridKey<V, B, NR> {
+    /// The single-block key form (tests compare conversions).
+    pub(crate) fn single(&self) -> &V::Key<NR> {
+        &self.single
+    }
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
+    type Token = (V::Token, B::Token);
+    type Key<const NR: usize> = HybridKey<V, B, NR>;
+
+    fn token() -> Option<Self::Token> {
+        Some((V::token()?, B::token()?))
+    }
+
+    fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
+        HybridKey {
+            single: V::expand(t.0, ks),
+            bt: t.1,
+        }
+    }
+
+    fn encrypt<const NR: usize>(
+        key: &Self::Key<NR>,
+        f: impl BlockCipherEncClosure<BlockSize = U16>,
+    ) {
+        // The converted key lives in `be` and is wiped when `be` drops at
+        // the end of this call.
+        let be = HybridBackend::<V, B, NR> {
+            key,
+            conv: OnceCell::new(),
+            batches: Cell::new(0),
+        };
+        f.call(&be);
+    }
+
+    fn decrypt<const NR: usize>(
+        key: &Self::Key<NR>,
+        f: impl BlockCipherDecClosure<BlockSize = U16>,
+    ) {
+        let be = HybridBackend::<V, B, NR> {
+            key,
+            conv: OnceCell::new(),
+            batches: Cell::new(0),
+        };
+        f.call(&be);
+    }
+}
+
+/// The cipher-trait backend of one `encrypt_with_backend` /
+/// `decrypt_with_backend` call. One value serves one direction only, so
+/// one converted key slot suffices.
+struct HybridBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
+    key: &'a HybridKey<V, B, NR>,
+    /// The bsaes key for this call, made on first use; `B::Key` wipes
+    /// itself when this backend is dropped.
+    conv: OnceCell<B::Key<NR>>,
+    /// Full batches seen so far in this call.
+    batches: Cell<usize>,
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> BlockSizeUser
+    for HybridBackend<'_, V, B, NR>
+{
+    type BlockSize = U16;
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> ParBlocksSizeUser
+    for HybridBackend<'_, V, B, NR>
+{
+    type ParBlocksSize = B::Batch;
+}
+
+/// Run `blocks` through the single-block side, two at a time.
+#[inline(always)]
+fn single_run<const NR: usize>(
+    blocks: InOutBuf<'_, '_, Block>,
+    mut two: impl FnMut(InOut<'_, '_, Pair>),
+    mut one: impl FnMut(InOut<'_, '_, Block>),
+) {
+    let (pairs, rest) = blocks.into_chunks::<U2>();
+    for p in pairs {
+        two(p);
+    }
+    for b in rest {
+        one(b);
+    }
+}
+
+/// Run a tail of fewer than a batch as one zero-padded batch.
+#[inline(always)]
+fn padded_batch<N: ArraySize>(
+    mut blocks: InOutBuf<'_, '_, Block>,
+    batch: impl FnOnce(InOut<'_, '_, Array<Block, N>>),
+) {
+    let n = blocks.len();
+    let mut tmp: Array<Block, N> = Default::default();
+    tmp[..n].copy_from_slice(blocks.get_in());
+    batch((&mut tmp).into());
+    blocks.get_out().copy_from_slice(&tmp[..n]);
+    for b in tmp.iter_mut() {
+        b.as_mut_slice().zeroize();
+    }
+}
+
+macro_rules! hybrid_dir {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $s1:ident, $s2:ident, $batch:ident, $conv:ident) => {
+        impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> HybridBackend<'_, V, B, NR> {
+            #[inline(always)]
+            fn $conv(&self) -> &B::Key<NR> {
+                self.conv
+                    .get_or_init(|| B::$conv(self.key.bt, &self.key.single))
+            }
+        }
+
+        impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> $tr for HybridBackend<'_, V, B, NR> {
+            #[inline(always)]
+            fn $one(&self, block: InOut<'_, '_, Block>) {
+                V::$s1(&self.key.single, block)
+            }
+
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                let seen = self.batches.get();
+                self.batches.set(seen + 1);
+                if seen < POLICY.vpaes_batches && self.conv.get().is_none() {
+                    let k = &self.key.single;
+                    single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
+                } else {
+                    B::$batch(self.$conv(), blocks);
+                }
+            }
+
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block>) {
+                let n = blocks.len();
+                debug_assert!(n < B::Batch::USIZE);
+                let min = match self.conv.get() {
+                    Some(_) => POLICY.tail_bsaes_converted,
+                    None => POLICY.tail_bsaes_fresh,
+                };
+                if n == 0 {
+                } else if n >= min {
+                    let k = self.$conv();
+                    padded_batch::<B::Batch>(blocks, |b| B::$batch(k, b));
+                } else {
+                    let k = &self.key.single;
+                    single_run::<NR>(blocks, |p| V::$s2(k, p), |b| V::$s1(k, b));
+                }
+            }
+        }
+    };
+}
+hybrid_dir!(
+    BlockCipherEncBackend,
+    encrypt_block,
+    encrypt_par_blocks,
+    encrypt_tail_blocks,
+    encrypt1,
+    encrypt2,
+    encrypt_batch,
+    enc_key_from_single
+);
+hybrid_dir!(
+    BlockCipherDecBackend,
+    decrypt_block,
+    decrypt_par_blocks,
+    decrypt_tail_blocks,
+    decrypt1,
+    decrypt2,
+    decrypt_batch,
+    dec_key_from_single
+);
+
+/// The single-block side alone (forceable as `vpaes`, for comparison):
+/// batches of 8 run as four 2x calls.
+#[derive(Debug)]
+pub(crate) struct VpaesOnly<V>(PhantomData<V>);
+
+impl<V: SingleBlock> Engine for VpaesOnly<V> {
+    type Token = V::Token;
+    type Key<const NR: usize> = V::Key<NR>;
+
+    fn token() -> Option<V::Token> {
+        V::token()
+    }
+
+    fn expand<const NR: usize>(t: V::Token, ks: &Schedule<NR>) -> V::Key<NR> {
+        V::expand(t, ks)
+    }
+
+    fn encrypt<const NR: usize>(key: &V::Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        f.call(&SingleBackend::<V, NR>(key))
+    }
+
+    fn decrypt<const NR: usize>(key: &V::Key<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+        f.call(&SingleBackend::<V, NR>(key))
+    }
+}
+
+struct SingleBackend<'a, V: SingleBlock, const NR: usize>(&'a V::Key<NR>);
+
+impl<V: SingleBlock, const NR: usize> BlockSizeUser for SingleBackend<'_, V, NR> {
+    type BlockSize = U16;
+}
+
+impl<V: SingleBlock, const NR: usize> ParBlocksSizeUser for SingleBackend<'_, V, NR> {
+    type ParBlocksSize = U8;
+}
+
+impl<V: SingleBlock, const NR: usize> BlockCipherEncBackend for SingleBackend<'_, V, NR> {
+    #[inline(always)]
+    fn encrypt_block(&self, block: InOut<'_, '_, Block>) {
+        V::encrypt1(self.0, block)
+    }
+    #[inline(always)]
+    fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        single_run::<NR>(
+            blocks.into_buf(),
+            |p| V::encrypt2(self.0, p),
+            |b| V::encrypt1(self.0, b),
+        );
+    }
+    #[inline(always)]
+    fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block>) {
+        single_run::<NR>(
+            blocks,
+            |p| V::encrypt2(self.0, p),
+            |b| V::encrypt1(self.0, b),
+        );
+    }
+}
+
+impl<V: SingleBlock, const NR: usize> BlockCipherDecBackend for SingleBackend<'_, V, NR> {
+    #[inline(always)]
+    fn decrypt_block(&self, block: InOut<'_, '_, Block>) {
+        V::decrypt1(self.0, block)
+    }
+    #[inline(always)]
+    fn decrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        single_run::<NR>(
+            blocks.into_buf(),
+            |p| V::decrypt2(self.0, p),
+            |b| V::decrypt1(self.0, b),
+        );
+    }
+    #[inline(always)]
+    fn decrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block>) {
+        single_run::<NR>(
+            blocks,
+            |p| V::decrypt2(self.0, p),
+            |b| V::decrypt1(self.0, b),
+        );
+    }
+}
+
+/// The batch side alone (forceable as `bsaes`, for comparison): long-term
+/// bitsliced keys, single blocks as padded batches.
+#[derive(Debug)]
+pub(crate) struct BsaesOnly<V, B>(PhantomData<(V, B)>);
+
+/// Both bitsliced key forms (each wipes itself on drop).
+pub(crate) struct BsaesKeys<V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
+    enc: B::Key<NR>,
+    dec: B::Key<NR>,
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> Clone for BsaesKeys<V, B, NR> {
+    fn clone(&self) -> Self {
+        Self {
+            enc: self.enc.clone(),
+            dec: self.dec.clone(),
+        }
+    }
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>> Engine for BsaesOnly<V, B> {
+    type Token = B::Token;
+    type Key<const NR: usize> = BsaesKeys<V, B, NR>;
+
+    fn token() -> Option<B::Token> {
+        B::token()
+    }
+
+    fn expand<const NR: usize>(t: B::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
+        BsaesKeys {
+            enc: B::enc_key_from_schedule(t, ks),
+            dec: B::dec_key_from_schedule(t, ks),
+        }
+    }
+
+    fn encrypt<const NR: usize>(
+        key: &Self::Key<NR>,
+        f: impl BlockCipherEncClosure<BlockSize = U16>,
+    ) {
+        f.call(&BatchBackend::<V, B, NR>(&key.enc, PhantomData))
+    }
+
+    fn decrypt<const NR: usize>(
+        key: &Self::Key<NR>,
+        f: impl BlockCipherDecClosure<BlockSize = U16>,
+    ) {
+        f.call(&BatchBackend::<V, B, NR>(&key.dec, PhantomData))
+    }
+}
+
+struct BatchBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+    &'a B::Key<NR>,
+    PhantomData<V>,
+);
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> BlockSizeUser
+    for BatchBackend<'_, V, B, NR>
+{
+    type BlockSize = U16;
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> ParBlocksSizeUser
+    for BatchBackend<'_, V, B, NR>
+{
+    type ParBlocksSize = B::Batch;
+}
+
+macro_rules! batch_dir {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $batch:ident) => {
+        impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> $tr for BatchBackend<'_, V, B, NR> {
+            #[inline(always)]
+            fn $one(&self, block: InOut<'_, '_, Block>) {
+                let (i, o) = block.into_raw();
+                // SAFETY: `i`/`o` come from one valid `InOut` of one block,
+                // so they form a valid in/out buffer of length 1.
+                let buf = unsafe { InOutBuf::from_raw(i, o, 1) };
+                padded_batch::<B::Batch>(buf, |b| B::$batch(self.0, b));
+            }
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                B::$batch(self.0, blocks)
+            }
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block>) {
+                if !blocks.is_empty() {
+                    padded_batch::<B::Batch>(blocks, |b| B::$batch(self.0, b));
+                }
+            }
+        }
+    };
+}
+batch_dir!(
+    BlockCipherEncBackend,
+    encrypt_block,
+    encrypt_par_blocks,
+    encrypt_tail_blocks,
+    encrypt_batch
+);
+batch_dir!(
+    BlockCipherDecBackend,
+    decrypt_block,
+    decrypt_par_blocks,
+    decrypt_tail_blocks,
+    decrypt_batch
+);
