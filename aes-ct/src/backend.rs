@@ -118,6 +118,10 @@ macro_rules! backends {
 
 // The dispatch table. Order = preference.
 backends! {
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vaes"))]
+    Vaes => crate::x86::vaes::Vaes, "vaes", "VAES on AVX-512 (32 blocks per batch) or AVX2 (2 x 16), AES-NI for single blocks (x86).";
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
+    Aesni => crate::x86::aesni::AesNi, "aesni", "AES-NI, 8 blocks interleaved (x86).";
     #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
     Armv8 => crate::aarch64::armv8::ArmV8, "armv8", "ARMv8 Cryptography Extensions (aarch64), 8 blocks interleaved.";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";

@@ -22,6 +22,8 @@ mod schedule;
 #[cfg(feature = "self-test")]
 mod selftest;
 mod soft;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86;
 
 pub use backend::{Backend, UnsupportedBackend};
 use backend::Keys;

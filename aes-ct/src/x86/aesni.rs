@@ -1,0 +1,260 @@
+//! AES with AES-NI (`aesenc`/`aesenclast`/`aesdec`/`aesdeclast`).
+//!
+//! Technique: one `aesenc` per round (Intel, "Intel Advanced Encryption
+//! Standard (AES) New Instructions Set", S. Gueron, 2010, section 4), the
+//! equivalent inverse cipher for decryption (FIPS-197 section 5.3.5: the
+//! InvMixColumns'ed round keys of [`Schedule::dec`] with `aesdec`). Eight
+//! independent blocks are interleaved round by round to cover the
+//! instruction latency (3-4 cycles, 1-2 per cycle throughput on current
+//! cores).
+//!
+//! Key form: the standard schedule (made in constant time by
+//! `schedule.rs`) as bytes, encryption and decryption forms; loaded into
+//! registers once per `encrypt_with_backend` call, the register copy on the
+//! stack is overwritten when the call returns.
+//!
+//! Constant time: the AES instructions are data-independent; no tables.
+//! Cost: 1 instruction per round and block, plus loads/stores.
+
+use crate::{backend::Engine, schedule::Schedule};
+use cipher::{
+    Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
+    BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
+    consts::{U8, U16},
+    inout::{InOut, InOutBuf},
+};
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+use zeroize::Zeroize;
+
+cpufeatures::new!(cpu_aesni, "aes", "sse2");
+
+/// Proof that this CPU has AES-NI.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AesNi(());
+
+/// Encryption and (equivalent inverse cipher) decryption round keys.
+#[derive(Clone)]
+pub(crate) struct Key<const NR: usize> {
+    pub(super) enc: [[u8; 16]; 15],
+    pub(super) dec: [[u8; 16]; 15],
+}
+
+impl<const NR: usize> Drop for Key<NR> {
+    fn drop(&mut self) {
+        self.enc.zeroize();
+        self.dec.zeroize();
+    }
+}
+
+impl<const NR: usize> Key<NR> {
+    pub(super) fn new(ks: &Schedule<NR>) -> Self {
+        Key {
+            enc: ks.enc,
+            dec: ks.dec(),
+        }
+    }
+}
+
+impl Engine for AesNi {
+    type Token = AesNi;
+    type Key<const NR: usize> = Key<NR>;
+
+    fn token() -> Option<AesNi> {
+        cpu_aesni::get().then_some(AesNi(()))
+    }
+
+    fn expand<const NR: usize>(_: AesNi, ks: &Schedule<NR>) -> Key<NR> {
+        Key::new(ks)
+    }
+
+    fn encrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        // SAFETY: a `Key` is only built by `expand`, which takes an `AesNi`
+        // token, which `token()` hands out only when the CPU has AES-NI.
+        unsafe { with_enc::<NR>(&key.enc, f) }
+    }
+
+    fn decrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+        // SAFETY: as in `encrypt`.
+        unsafe { with_dec::<NR>(&key.dec, f) }
+    }
+}
+
+/// Round keys in registers, handed to the closure.
+pub(super) struct Rk<const NR: usize>(pub(super) [__m128i; 15]);
+
+impl<const NR: usize> Rk<NR> {
+    #[inline(always)]
+    pub(super) fn load(k: &[[u8; 16]; 15]) -> Self {
+        // SAFETY: every `k[i]` is 16 readable bytes; unaligned load (SSE2).
+        Rk(core::array::from_fn(|i| unsafe {
+            _mm_loadu_si128(k[i].as_ptr().cast())
+        }))
+    }
+
+    /// Overwrite the stack copy of the round keys.
+    #[inline(always)]
+    pub(super) fn wipe(&mut self) {
+        for r in self.0.iter_mut() {
+            // SAFETY: `r` is a valid exclusive reference; SSE2 is baseline
+            // wherever this module runs (checked with the token).
+            unsafe { core::ptr::write_volatile(r, _mm_setzero_si128()) };
+        }
+    }
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn with_enc<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
+    let mut rk = Rk::<NR>::load(k);
+    f.call(&rk);
+    rk.wipe();
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn with_dec<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
+    let mut rk = Rk::<NR>::load(k);
+    f.call(&rk);
+    rk.wipe();
+}
+
+impl<const NR: usize> BlockSizeUser for Rk<NR> {
+    type BlockSize = U16;
+}
+
+impl<const NR: usize> ParBlocksSizeUser for Rk<NR> {
+    type ParBlocksSize = U8;
+}
+
+#[inline(always)]
+pub(super) fn load(b: &crate::Block) -> __m128i {
+    // SAFETY: 16 readable bytes, unaligned load.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+#[inline(always)]
+pub(super) fn store(b: &mut crate::Block, v: __m128i) {
+    // SAFETY: 16 writable bytes, unaligned store.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// Encrypt `N` blocks, round by round interleaved.
+#[target_feature(enable = "aes,sse2")]
+#[inline]
+pub(super) fn enc_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
+    for x in b.iter_mut() {
+        *x = _mm_xor_si128(*x, rk[0]);
+    }
+    for r in 1..NR {
+        for x in b.iter_mut() {
+            *x = _mm_aesenc_si128(*x, rk[r]);
+        }
+    }
+    for x in b.iter_mut() {
+        *x = _mm_aesenclast_si128(*x, rk[NR]);
+    }
+}
+
+/// Decrypt `N` blocks with the equivalent-inverse-cipher keys.
+#[target_feature(enable = "aes,sse2")]
+#[inline]
+pub(super) fn dec_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
+    for x in b.iter_mut() {
+        *x = _mm_xor_si128(*x, rk[0]);
+    }
+    for r in 1..NR {
+        for x in b.iter_mut() {
+            *x = _mm_aesdec_si128(*x, rk[r]);
+        }
+    }
+    for x in b.iter_mut() {
+        *x = _mm_aesdeclast_si128(*x, rk[NR]);
+    }
+}
+
+/// Run `N` blocks of `buf` through `f` (all loads before all stores, so
+/// in-place buffers work).
+#[inline(always)]
+pub(super) fn run<const N: usize>(
+    mut buf: InOutBuf<'_, '_, crate::Block>,
+    f: impl Fn(&mut [__m128i; N]),
+) {
+    debug_assert_eq!(buf.len(), N);
+    let mut b: [__m128i; N] = core::array::from_fn(|i| load(&buf.get_in()[i]));
+    f(&mut b);
+    let out = buf.get_out();
+    for i in 0..N {
+        store(&mut out[i], b[i]);
+    }
+}
+
+/// Tails of up to 7 blocks: 4-, 2- and 1-block interleaved groups.
+#[inline(always)]
+pub(super) fn tail<const NR: usize>(
+    blocks: InOutBuf<'_, '_, crate::Block>,
+    dec: bool,
+    rk: &[__m128i; 15],
+) {
+    let mut rest = blocks;
+    for n in [4usize, 2, 1] {
+        while rest.len() >= n {
+            let (head, r) = rest.split_at(n);
+            rest = r;
+            // SAFETY: callers only run inside `with_enc`/`with_dec` (or
+            // the VAES equivalents), which have `aes` enabled.
+            unsafe {
+                match (n, dec) {
+                    (4, false) => run::<4>(head, |b| enc_n::<NR, 4>(rk, b)),
+                    (4, true) => run::<4>(head, |b| dec_n::<NR, 4>(rk, b)),
+                    (2, false) => run::<2>(head, |b| enc_n::<NR, 2>(rk, b)),
+                    (2, true) => run::<2>(head, |b| dec_n::<NR, 2>(rk, b)),
+                    (_, false) => run::<1>(head, |b| enc_n::<NR, 1>(rk, b)),
+                    (_, true) => run::<1>(head, |b| dec_n::<NR, 1>(rk, b)),
+                }
+            }
+        }
+    }
+}
+
+macro_rules! impl_dir {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $f:ident, $dec:expr) => {
+        impl<const NR: usize> $tr for Rk<NR> {
+            #[inline(always)]
+            fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
+                let mut b = [load(block.get_in())];
+                // SAFETY: an `Rk` only exists inside `with_enc`/`with_dec`,
+                // which run with `aes` enabled (checked by the token).
+                unsafe { $f::<NR, 1>(&self.0, &mut b) };
+                store(block.get_out(), b[0]);
+            }
+
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                // SAFETY: as in the single-block function.
+                run::<8>(blocks.into_buf(), |b| unsafe { $f::<NR, 8>(&self.0, b) });
+            }
+
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                tail::<NR>(blocks, $dec, &self.0);
+            }
+        }
+    };
+}
+impl_dir!(
+    BlockCipherEncBackend,
+    encrypt_block,
+    encrypt_par_blocks,
+    encrypt_tail_blocks,
+    enc_n,
+    false
+);
+impl_dir!(
+    BlockCipherDecBackend,
+    decrypt_block,
+    decrypt_par_blocks,
+    decrypt_tail_blocks,
+    dec_n,
+    true
+);

@@ -1,0 +1,340 @@
+//! Bulk AES with VAES: AES-NI rounds on 2 (AVX2, `ymm`) or 4 (AVX-512,
+//! `zmm`) blocks per instruction.
+//!
+//! Technique: the AES-NI backend's (`aesni.rs`) round structure, widened:
+//! `vaesenc` applies one round to every 128-bit lane (Intel SDM, "VAESENC";
+//! the round keys are broadcast to all lanes). A parallel batch is 32
+//! blocks: 8 `zmm` registers, or 2 x 8 `ymm` registers, interleaved round
+//! by round. The AVX-512 path is chosen at run time when the CPU has it,
+//! else the AVX2 one. Single blocks and tails use 128-bit AES-NI.
+//!
+//! Key form: the AES-NI key form (standard schedule bytes, encryption and
+//! equivalent-inverse-cipher decryption keys), broadcast into registers
+//! once per call; the stack copy is overwritten when the call returns.
+//!
+//! Constant time: the AES instructions are data-independent; no tables.
+//! Cost: 1 instruction per round per 2 or 4 blocks.
+
+use super::aesni::{self, Key};
+use crate::{backend::Engine, schedule::Schedule};
+use cipher::{
+    Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
+    BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
+    consts::{U16, U32},
+    inout::{InOut, InOutBuf},
+};
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+cpufeatures::new!(cpu_vaes256, "aes", "vaes", "avx2");
+cpufeatures::new!(cpu_vaes512, "aes", "vaes", "avx512f");
+
+/// Proof that this CPU has VAES with AVX2 (`wide`: and AVX-512F).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Vaes {
+    wide: bool,
+}
+
+/// AES-NI keys plus which vector width this CPU runs.
+#[derive(Clone)]
+pub(crate) struct VKey<const NR: usize> {
+    key: Key<NR>,
+    wide: bool,
+}
+
+impl Engine for Vaes {
+    type Token = Vaes;
+    type Key<const NR: usize> = VKey<NR>;
+
+    fn token() -> Option<Vaes> {
+        cpu_vaes256::get().then(|| Vaes {
+            wide: cpu_vaes512::get(),
+        })
+    }
+
+    fn expand<const NR: usize>(t: Vaes, ks: &Schedule<NR>) -> VKey<NR> {
+        VKey {
+            key: Key::new(ks),
+            wide: t.wide,
+        }
+    }
+
+    fn encrypt<const NR: usize>(key: &VKey<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        // SAFETY: a `VKey` is only built from a `Vaes` token, handed out
+        // after the CPU check for AES-NI + VAES + AVX2, and `wide` only when
+        // AVX-512F is there too.
+        unsafe {
+            if key.wide {
+                enc512::<NR>(&key.key.enc, f)
+            } else {
+                enc256::<NR>(&key.key.enc, f)
+            }
+        }
+    }
+
+    fn decrypt<const NR: usize>(key: &VKey<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+        // SAFETY: as in `encrypt`.
+        unsafe {
+            if key.wide {
+                dec512::<NR>(&key.key.dec, f)
+            } else {
+                dec256::<NR>(&key.key.dec, f)
+            }
+        }
+    }
+}
+
+/// Round keys for the AVX-512 path: broadcast to `zmm`, and in `xmm`.
+struct Rk512<const NR: usize> {
+    w: [__m512i; 15],
+    n: aesni::Rk<NR>,
+}
+
+/// Round keys for the AVX2 path.
+struct Rk256<const NR: usize> {
+    w: [__m256i; 15],
+    n: aesni::Rk<NR>,
+}
+
+#[target_feature(enable = "aes,vaes,avx512f")]
+fn rk512<const NR: usize>(k: &[[u8; 16]; 15]) -> Rk512<NR> {
+    let n = aesni::Rk::<NR>::load(k);
+    Rk512 {
+        w: core::array::from_fn(|i| _mm512_broadcast_i32x4(n.0[i])),
+        n,
+    }
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+fn rk256<const NR: usize>(k: &[[u8; 16]; 15]) -> Rk256<NR> {
+    let n = aesni::Rk::<NR>::load(k);
+    Rk256 {
+        w: core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.0[i])),
+        n,
+    }
+}
+
+#[target_feature(enable = "aes,vaes,avx512f")]
+fn wipe512<const NR: usize>(rk: &mut Rk512<NR>) {
+    for r in rk.w.iter_mut() {
+        // SAFETY: valid exclusive reference.
+        unsafe { core::ptr::write_volatile(r, _mm512_setzero_si512()) };
+    }
+    rk.n.wipe();
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+fn wipe256<const NR: usize>(rk: &mut Rk256<NR>) {
+    for r in rk.w.iter_mut() {
+        // SAFETY: valid exclusive reference.
+        unsafe { core::ptr::write_volatile(r, _mm256_setzero_si256()) };
+    }
+    rk.n.wipe();
+}
+
+#[target_feature(enable = "aes,vaes,avx512f")]
+fn enc512<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
+    let mut rk = rk512::<NR>(k);
+    f.call(&rk);
+    wipe512(&mut rk);
+}
+
+#[target_feature(enable = "aes,vaes,avx512f")]
+fn dec512<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
+    let mut rk = rk512::<NR>(k);
+    f.call(&rk);
+    wipe512(&mut rk);
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+fn enc256<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
+    let mut rk = rk256::<NR>(k);
+    f.call(&rk);
+    wipe256(&mut rk);
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+fn dec256<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
+    let mut rk = rk256::<NR>(k);
+    f.call(&rk);
+    wipe256(&mut rk);
+}
+
+/// 32 blocks, 4 per `zmm`, interleaved; all loads before all stores.
+#[target_feature(enable = "aes,vaes,avx512f")]
+#[inline]
+fn par512<const NR: usize>(
+    rk: &[__m512i; 15],
+    mut blocks: InOut<'_, '_, ParBlocks<Rk512<NR>>>,
+    dec: bool,
+) {
+    let inp = blocks.get_in().as_ptr().cast::<__m512i>();
+    // SAFETY: 32 blocks = 8 x 64 readable bytes; unaligned loads.
+    let mut b: [__m512i; 8] = core::array::from_fn(|i| unsafe { _mm512_loadu_si512(inp.add(i)) });
+    for x in b.iter_mut() {
+        *x = _mm512_xor_si512(*x, rk[0]);
+    }
+    for r in 1..NR {
+        for x in b.iter_mut() {
+            *x = if dec {
+                _mm512_aesdec_epi128(*x, rk[r])
+            } else {
+                _mm512_aesenc_epi128(*x, rk[r])
+            };
+        }
+    }
+    for x in b.iter_mut() {
+        *x = if dec {
+            _mm512_aesdeclast_epi128(*x, rk[NR])
+        } else {
+            _mm512_aesenclast_epi128(*x, rk[NR])
+        };
+    }
+    let out = blocks.get_out().as_mut_ptr().cast::<__m512i>();
+    for (i, x) in b.iter().enumerate() {
+        // SAFETY: 8 x 64 writable bytes; unaligned stores.
+        unsafe { _mm512_storeu_si512(out.add(i), *x) };
+    }
+}
+
+/// 16 blocks, 2 per `ymm`, interleaved; all loads before all stores.
+#[target_feature(enable = "aes,vaes,avx2")]
+#[inline]
+fn par256x16<const NR: usize>(
+    rk: &[__m256i; 15],
+    mut blocks: InOutBuf<'_, '_, crate::Block>,
+    dec: bool,
+) {
+    debug_assert_eq!(blocks.len(), 16);
+    let inp = blocks.get_in().as_ptr().cast::<__m256i>();
+    // SAFETY: 16 blocks = 8 x 32 readable bytes; unaligned loads.
+    let mut b: [__m256i; 8] = core::array::from_fn(|i| unsafe { _mm256_loadu_si256(inp.add(i)) });
+    for x in b.iter_mut() {
+        *x = _mm256_xor_si256(*x, rk[0]);
+    }
+    for r in 1..NR {
+        for x in b.iter_mut() {
+            *x = if dec {
+                _mm256_aesdec_epi128(*x, rk[r])
+            } else {
+                _mm256_aesenc_epi128(*x, rk[r])
+            };
+        }
+    }
+    for x in b.iter_mut() {
+        *x = if dec {
+            _mm256_aesdeclast_epi128(*x, rk[NR])
+        } else {
+            _mm256_aesenclast_epi128(*x, rk[NR])
+        };
+    }
+    let out = blocks.get_out().as_mut_ptr().cast::<__m256i>();
+    for (i, x) in b.iter().enumerate() {
+        // SAFETY: 8 x 32 writable bytes; unaligned stores.
+        unsafe { _mm256_storeu_si256(out.add(i), *x) };
+    }
+}
+
+macro_rules! common {
+    ($rk:ident) => {
+        impl<const NR: usize> BlockSizeUser for $rk<NR> {
+            type BlockSize = U16;
+        }
+        impl<const NR: usize> ParBlocksSizeUser for $rk<NR> {
+            type ParBlocksSize = U32;
+        }
+    };
+}
+common!(Rk512);
+common!(Rk256);
+
+macro_rules! impl_dir {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $f:ident, $dec:expr) => {
+        impl<const NR: usize> $tr for Rk512<NR> {
+            #[inline(always)]
+            fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
+                let mut b = [aesni::load(block.get_in())];
+                // SAFETY: an `Rk512` only exists inside `enc512`/`dec512`,
+                // which run with AES-NI, VAES and AVX-512F (token-checked).
+                unsafe { aesni::$f::<NR, 1>(&self.n.0, &mut b) };
+                aesni::store(block.get_out(), b[0]);
+            }
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                // SAFETY: as above.
+                unsafe { par512::<NR>(&self.w, blocks, $dec) };
+            }
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                aesni_tail::<NR>(blocks, $dec, &self.n.0);
+            }
+        }
+
+        impl<const NR: usize> $tr for Rk256<NR> {
+            #[inline(always)]
+            fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
+                let mut b = [aesni::load(block.get_in())];
+                // SAFETY: an `Rk256` only exists inside `enc256`/`dec256`,
+                // which run with AES-NI, VAES and AVX2 (token-checked).
+                unsafe { aesni::$f::<NR, 1>(&self.n.0, &mut b) };
+                aesni::store(block.get_out(), b[0]);
+            }
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                let (a, b) = blocks.into_buf().split_at(16);
+                // SAFETY: as above.
+                unsafe {
+                    par256x16::<NR>(&self.w, a, $dec);
+                    par256x16::<NR>(&self.w, b, $dec);
+                }
+            }
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                aesni_tail::<NR>(blocks, $dec, &self.n.0);
+            }
+        }
+    };
+}
+impl_dir!(
+    BlockCipherEncBackend,
+    encrypt_block,
+    encrypt_par_blocks,
+    encrypt_tail_blocks,
+    enc_n,
+    false
+);
+impl_dir!(
+    BlockCipherDecBackend,
+    decrypt_block,
+    decrypt_par_blocks,
+    decrypt_tail_blocks,
+    dec_n,
+    true
+);
+
+/// Tails (fewer than 32 blocks): 8-block AES-NI groups, then the AES-NI
+/// tail (4/2/1).
+#[inline(always)]
+fn aesni_tail<const NR: usize>(
+    blocks: InOutBuf<'_, '_, crate::Block>,
+    dec: bool,
+    rk: &[__m128i; 15],
+) {
+    let mut rest = blocks;
+    while rest.len() >= 8 {
+        let (head, r) = rest.split_at(8);
+        rest = r;
+        // SAFETY: only called from backends that exist inside functions
+        // with AES-NI enabled.
+        aesni::run::<8>(head, |b| unsafe {
+            if dec {
+                aesni::dec_n::<NR, 8>(rk, b)
+            } else {
+                aesni::enc_n::<NR, 8>(rk, b)
+            }
+        });
+    }
+    aesni::tail::<NR>(rest, dec, rk);
+}

@@ -1,0 +1,180 @@
+//! Every hybrid branch (and every other backend) against RustCrypto `aes`:
+//! block counts 1..=40 and around each policy threshold, raw
+//! `encrypt_blocks`/`decrypt_blocks` and `ctr::Ctr32BE`, in-place and
+//! out-of-place, with in/out buffers at odd addresses; all available
+//! backends forced in turn.
+
+use aes_ct::{
+    Backend, Block,
+    cipher::{
+        Array, BlockCipherDecrypt, BlockCipherEncrypt, BlockSizeUser, InnerIvInit, KeyInit,
+        StreamCipher, consts::U16,
+    },
+};
+
+/// Deterministic pseudo-random bytes (xorshift64).
+fn bytes(seed: u64, out: &mut [u8]) {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for b in out.iter_mut() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        *b = (s >> 29) as u8;
+    }
+}
+
+/// Block counts: every count up to 40 and the neighbourhoods of batch
+/// multiples (8, 16, 32, 64) where the policy switches.
+fn counts() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=40).collect();
+    for m in [
+        47, 48, 49, 55, 56, 57, 63, 64, 65, 71, 72, 95, 96, 97, 127, 128, 129,
+    ] {
+        v.push(m);
+    }
+    v
+}
+
+/// `n` blocks viewed at byte offset `off` of `buf`.
+fn blocks_at(buf: &mut [u8], off: usize, n: usize) -> &mut [Block] {
+    let (b, _) = Array::<u8, U16>::slice_as_chunks_mut(&mut buf[off..off + 16 * n]);
+    b
+}
+
+/// `Ctr32BE` over a given cipher value (a forced backend).
+fn ctr32<C: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
+    c: C,
+    iv: &[u8; 16],
+) -> ctr::Ctr32BE<C> {
+    ctr::Ctr32BE::from_core(ctr::CtrCore::inner_iv_init(c, &(*iv).into()))
+}
+
+fn check<C, R>(backend: Backend, klen: usize, mk: impl Fn(&[u8]) -> C)
+where
+    C: BlockCipherEncrypt + BlockCipherDecrypt + BlockSizeUser<BlockSize = U16>,
+    R: BlockCipherEncrypt + BlockCipherDecrypt + BlockSizeUser<BlockSize = U16> + KeyInit,
+{
+    for (i, n) in counts().into_iter().enumerate() {
+        let mut key = vec![0u8; klen];
+        bytes(1000 + i as u64, &mut key);
+        let ours = mk(&key);
+        let theirs = R::new_from_slice(&key).unwrap();
+        let mut pt = vec![0u8; 16 * n + 32];
+        bytes(i as u64, &mut pt);
+
+        let mut want = pt.clone();
+        theirs.encrypt_blocks(blocks_at(&mut want, 0, n));
+
+        for (oi, oo) in [(0, 0), (1, 3), (7, 0), (0, 9), (15, 15)] {
+            // Out of place, odd addresses.
+            let mut src = vec![0u8; 16 * n + 32];
+            src[oi..oi + 16 * n].copy_from_slice(&pt[..16 * n]);
+            let mut dst = vec![0u8; 16 * n + 32];
+            {
+                let (s, _) = Array::<u8, U16>::slice_as_chunks(&src[oi..oi + 16 * n]);
+                ours.encrypt_blocks_b2b(s, blocks_at(&mut dst, oo, n))
+                    .unwrap();
+            }
+            assert_eq!(
+                &dst[oo..oo + 16 * n],
+                &want[..16 * n],
+                "{backend} k{klen} n={n} enc b2b {oi}/{oo}"
+            );
+            let mut back = vec![0u8; 16 * n + 32];
+            {
+                let (s, _) = Array::<u8, U16>::slice_as_chunks(&dst[oo..oo + 16 * n]);
+                ours.decrypt_blocks_b2b(s, blocks_at(&mut back, oi, n))
+                    .unwrap();
+            }
+            assert_eq!(
+                &back[oi..oi + 16 * n],
+                &pt[..16 * n],
+                "{backend} k{klen} n={n} dec b2b {oi}/{oo}"
+            );
+
+            // In place, odd address.
+            let mut buf = vec![0u8; 16 * n + 32];
+            buf[oi..oi + 16 * n].copy_from_slice(&pt[..16 * n]);
+            ours.encrypt_blocks(blocks_at(&mut buf, oi, n));
+            assert_eq!(
+                &buf[oi..oi + 16 * n],
+                &want[..16 * n],
+                "{backend} k{klen} n={n} enc in place {oi}"
+            );
+            ours.decrypt_blocks(blocks_at(&mut buf, oi, n));
+            assert_eq!(
+                &buf[oi..oi + 16 * n],
+                &pt[..16 * n],
+                "{backend} k{klen} n={n} dec in place {oi}"
+            );
+        }
+
+        // Block by block.
+        if n > 0 {
+            let mut b = Block::try_from(&pt[..16]).unwrap();
+            ours.encrypt_block(&mut b);
+            assert_eq!(&b[..], &want[..16], "{backend} k{klen} single enc");
+            ours.decrypt_block(&mut b);
+            assert_eq!(&b[..], &pt[..16], "{backend} k{klen} single dec");
+        }
+
+        // CTR (32-bit big-endian counter, starting near the wrap), whole
+        // and partial final blocks, out of place at odd addresses and in
+        // place.
+        let mut iv = [0u8; 16];
+        bytes(77 + i as u64, &mut iv);
+        iv[12..].copy_from_slice(&(u32::MAX - 3).to_be_bytes());
+        for len in [16 * n, 16 * n + 5] {
+            let mut want = pt[..len].to_vec();
+            let mut c = ctr32::<R>(R::new_from_slice(&key).unwrap(), &iv);
+            c.apply_keystream(&mut want);
+            for (oi, oo) in [(0, 0), (3, 1), (0, 11)] {
+                let mut src = vec![0u8; len + 16];
+                src[oi..oi + len].copy_from_slice(&pt[..len]);
+                let mut dst = vec![0u8; len + 16];
+                let mut c = ctr32::<C>(mk(&key), &iv);
+                c.apply_keystream_b2b(&src[oi..oi + len], &mut dst[oo..oo + len]);
+                assert_eq!(
+                    &dst[oo..oo + len],
+                    &want[..],
+                    "{backend} k{klen} ctr len={len} {oi}/{oo}"
+                );
+            }
+            let mut buf = pt[..len].to_vec();
+            let mut c = ctr32::<C>(mk(&key), &iv);
+            // Split updates: the first call leaves a partial block.
+            let cut = len.min(21);
+            c.apply_keystream(&mut buf[..cut]);
+            c.apply_keystream(&mut buf[cut..]);
+            assert_eq!(buf, want, "{backend} k{klen} ctr in place len={len}");
+        }
+    }
+}
+
+#[test]
+fn every_backend_every_length() {
+    let backends: Vec<Backend> = Backend::available().collect();
+    assert!(!backends.is_empty());
+    for b in backends {
+        eprintln!("backend {b}");
+        check::<aes_ct::Aes128, aes::Aes128>(b, 16, |k| {
+            aes_ct::Aes128::new_with_backend(k.try_into().unwrap(), b).unwrap()
+        });
+        check::<aes_ct::Aes192, aes::Aes192>(b, 24, |k| {
+            aes_ct::Aes192::new_with_backend(k.try_into().unwrap(), b).unwrap()
+        });
+        check::<aes_ct::Aes256, aes::Aes256>(b, 32, |k| {
+            aes_ct::Aes256::new_with_backend(k.try_into().unwrap(), b).unwrap()
+        });
+    }
+}
+
+/// The x86 backends this CPU has are really in the list (so the test above
+/// is not vacuous on this machine).
+#[test]
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+fn x86_backends_listed() {
+    let names: Vec<&str> = Backend::available().map(|b| b.name()).collect();
+    eprintln!("available: {names:?}");
+    assert!(names.contains(&"soft"));
+}
