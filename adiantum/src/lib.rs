@@ -1,2 +1,428 @@
-//! Placeholder: arrives with its own issue.
+//! Adiantum and HPolyC: length-preserving ("wide-block") encryption,
+//! constant time, with SIMD NH.
+//!
+//! Both constructions are from Crowley & Biggers, "Adiantum:
+//! length-preserving encryption for entry-level processors", IACR ToSC
+//! 2018(4) (the HBSH construction, section 3). A message of `n >= 16` bytes
+//! is split into `P_L` (the first `n - 16` bytes) and `P_R` (the last 16):
+//!
+//! ```text
+//! P_M = P_R + H(T, P_L)           (mod 2^128, little endian)
+//! C_M = AES-256_K_E(P_M)
+//! C_L = P_L xor XChaCha_K_S(C_M || 1)
+//! C_R = C_M - H(T, C_L)
+//! ```
+//!
+//! Every ciphertext bit depends on every plaintext bit. AES runs once per
+//! message; XChaCha and the hash do the bulk. Adiantum's hash is NH followed
+//! by Poly1305 ([`NhPoly1305`]), HPolyC's is Poly1305 alone ([`Poly1305Hash`]).
+//! All subkeys (the AES key, the Poly1305 keys and NH's 1072-byte key) are
+//! derived once, in [`KeyInit::new`], from the XChaCha keystream for the
+//! empty nonce.
+//!
+//! | type | stream | hash |
+//! |---|---|---|
+//! | [`Adiantum`] | XChaCha12 | NH + Poly1305 |
+//! | [`AdiantumXChaCha20`] | XChaCha20 | NH + Poly1305 |
+//! | [`AdiantumXChaCha8`] | XChaCha8 | NH + Poly1305 |
+//! | [`HPolyC`] | XChaCha12 | Poly1305 |
+//! | [`HPolyCXChaCha20`] | XChaCha20 | Poly1305 |
+//! | [`HPolyCXChaCha8`] | XChaCha8 | Poly1305 |
+//!
+//! NH has SSE2, AVX2, aarch64 NEON, armv7 NEON-assembly and portable
+//! backends, chosen once per process ([`Backend::detected`]); an Adiantum
+//! key can ask for one ([`Hbsh::new_with_backend`]) and tell which it uses
+//! ([`Hbsh::backend`]). XChaCha and Poly1305 are RustCrypto's `chacha20` and
+//! `poly1305` crates, AES-256 is `aes_ct::Aes256`.
+//!
+//! Limits (errors, never panics): messages of 16 bytes up to
+//! 16 + 64 (2^32 - 1) bytes (the XChaCha counter, see `stream.rs`); Adiantum
+//! tweaks of any length; HPolyC tweaks of at most (2^32 - 1) / 8 bytes (the
+//! tweak's bit length is encoded in 32 bits).
 #![no_std]
+#![warn(missing_docs)]
+
+pub use aes_ct;
+pub use cipher;
+
+mod backend;
+mod hash;
+mod nh;
+mod poly;
+mod soft;
+mod stream;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(all(target_arch = "arm", target_os = "linux"))]
+mod arm;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86;
+
+pub use backend::{Backend, UnsupportedBackend};
+pub use hash::{HashVariant, NhPoly1305, Poly1305Hash};
+pub use stream::{StreamVariant, XChaCha8, XChaCha12, XChaCha20};
+
+use aes_ct::Aes256;
+use backend::Nh;
+use cipher::{
+    Array, BlockCipherDecrypt, BlockCipherEncrypt, InOutBuf, Key, KeyInit, KeySizeUser, consts::U32,
+};
+use core::{fmt, marker::PhantomData};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Adiantum with XChaCha12 (the default and Linux's `adiantum(xchacha12,aes)`).
+pub type Adiantum = Hbsh<XChaCha12, NhPoly1305>;
+/// Adiantum with XChaCha20 (Linux's `adiantum(xchacha20,aes)`).
+pub type AdiantumXChaCha20 = Hbsh<XChaCha20, NhPoly1305>;
+/// Adiantum with XChaCha8.
+pub type AdiantumXChaCha8 = Hbsh<XChaCha8, NhPoly1305>;
+/// HPolyC with XChaCha12.
+pub type HPolyC = Hbsh<XChaCha12, Poly1305Hash>;
+/// HPolyC with XChaCha20.
+pub type HPolyCXChaCha20 = Hbsh<XChaCha20, Poly1305Hash>;
+/// HPolyC with XChaCha8.
+pub type HPolyCXChaCha8 = Hbsh<XChaCha8, Poly1305Hash>;
+
+/// Smallest message: one AES block.
+pub const MIN_MESSAGE: usize = 16;
+/// Tweak length the sector helpers use (Linux's Adiantum IV size).
+pub const SECTOR_TWEAK: usize = 32;
+
+/// Why an operation was refused. Nothing was written when this is returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The message is shorter than 16 bytes.
+    MessageTooShort(usize),
+    /// The message is longer than this implementation's stream allows.
+    MessageTooLong(usize),
+    /// The tweak is longer than the variant allows (HPolyC only).
+    TweakTooLong(usize),
+    /// Input and output buffers differ in length.
+    LengthMismatch {
+        /// Input length.
+        input: usize,
+        /// Output length.
+        output: usize,
+    },
+    /// The sector size is below 16 bytes (or, for the 512-unit helpers, not
+    /// a multiple of 512).
+    BadSectorSize(usize),
+    /// The buffer is not a whole number of sectors.
+    NotWholeSectors {
+        /// Buffer length.
+        len: usize,
+        /// Sector size.
+        sector_size: usize,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::MessageTooShort(n) => write!(f, "message of {n} bytes is shorter than 16 bytes"),
+            Error::MessageTooLong(n) => write!(f, "message of {n} bytes is too long"),
+            Error::TweakTooLong(n) => write!(f, "tweak of {n} bytes is too long"),
+            Error::LengthMismatch { input, output } => {
+                write!(f, "input of {input} bytes but output of {output} bytes")
+            }
+            Error::BadSectorSize(n) => write!(f, "unsupported sector size {n}"),
+            Error::NotWholeSectors { len, sector_size } => {
+                write!(
+                    f,
+                    "buffer of {len} bytes is not a whole number of {sector_size}-byte sectors"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+/// The HBSH construction over stream cipher `S` and hash `H`: use the
+/// aliases [`Adiantum`], [`HPolyC`], ...
+pub struct Hbsh<S: StreamVariant, H: HashVariant> {
+    stream_key: [u8; 32],
+    aes: Aes256,
+    hash: H::Key,
+    _s: PhantomData<S>,
+}
+
+impl<S: StreamVariant, H: HashVariant> Clone for Hbsh<S, H> {
+    fn clone(&self) -> Self {
+        Hbsh {
+            stream_key: self.stream_key,
+            aes: self.aes.clone(),
+            hash: self.hash.clone(),
+            _s: PhantomData,
+        }
+    }
+}
+
+impl<S: StreamVariant, H: HashVariant> KeySizeUser for Hbsh<S, H> {
+    type KeySize = U32;
+}
+
+impl<S: StreamVariant, H: HashVariant> KeyInit for Hbsh<S, H> {
+    fn new(key: &Key<Self>) -> Self {
+        Self::with_nh(key, Backend::detected())
+    }
+}
+
+impl<S: StreamVariant> Hbsh<S, NhPoly1305> {
+    /// Make a key whose NH uses `backend`, or fail if this build or CPU
+    /// cannot run it.
+    pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
+        let nh = Nh::new(backend)?;
+        Ok(Self::from_parts(key, nh))
+    }
+
+    /// The NH backend this key uses.
+    pub fn backend(&self) -> Backend {
+        self.hash.nh.backend()
+    }
+}
+
+impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
+    fn with_nh(key: &Key<Self>, backend: Backend) -> Self {
+        // The detected backend passed its CPU check already; the portable
+        // one is always available.
+        let nh = Nh::new(backend).or_else(|_| Nh::new(Backend::Soft));
+        match nh {
+            Ok(nh) => Self::from_parts(key, nh),
+            Err(_) => unreachable!("the portable NH backend is always available"),
+        }
+    }
+
+    fn from_parts(key: &Key<Self>, nh: Nh) -> Self {
+        let mut stream_key = [0u8; 32];
+        stream_key.copy_from_slice(key);
+        // K_E || K_H = S_K(empty nonce): at most 32 + 1104 bytes.
+        let mut km = [0u8; 32 + 16 + 16 + nh::KEY_BYTES];
+        let km_len = 32 + H::KEY_BYTES;
+        stream::derive::<S>(&stream_key, &mut km[..km_len]);
+        let mut aes_key = Array::<u8, U32>::default();
+        aes_key.copy_from_slice(&km[..32]);
+        let aes = Aes256::new(&aes_key);
+        aes_key.zeroize();
+        let hash = H::key(&km[32..km_len], backend::NhChoice(nh));
+        km.zeroize();
+        Hbsh {
+            stream_key,
+            aes,
+            hash,
+            _s: PhantomData,
+        }
+    }
+
+    fn check(&self, tweak: &[u8], len: usize) -> Result<(), Error> {
+        if len < MIN_MESSAGE {
+            return Err(Error::MessageTooShort(len));
+        }
+        if (len - MIN_MESSAGE) as u64 > stream::MAX_BULK {
+            return Err(Error::MessageTooLong(len));
+        }
+        if tweak.len() > H::MAX_TWEAK {
+            return Err(Error::TweakTooLong(tweak.len()));
+        }
+        Ok(())
+    }
+
+    fn encrypt_inout(&self, tweak: &[u8], buf: InOutBuf<'_, '_, u8>) -> Result<(), Error> {
+        let n = buf.len();
+        self.check(tweak, n)?;
+        let (mut left, mut right) = buf.split_at(n - MIN_MESSAGE);
+        let pr = le128(right.get_in());
+        let mut pm = Array::from(
+            pr.wrapping_add(H::hash(&self.hash, tweak, left.get_in()))
+                .to_le_bytes(),
+        );
+        self.aes.encrypt_block(&mut pm);
+        let mut cm = [0u8; 16];
+        cm.copy_from_slice(&pm);
+        stream::xor::<S>(&self.stream_key, &cm, left.reborrow())
+            .map_err(|_| Error::MessageTooLong(n))?;
+        let cr = le128(&cm).wrapping_sub(H::hash(&self.hash, tweak, left.get_out()));
+        right.get_out().copy_from_slice(&cr.to_le_bytes());
+        pm.zeroize();
+        cm.zeroize();
+        Ok(())
+    }
+
+    fn decrypt_inout(&self, tweak: &[u8], buf: InOutBuf<'_, '_, u8>) -> Result<(), Error> {
+        let n = buf.len();
+        self.check(tweak, n)?;
+        let (mut left, mut right) = buf.split_at(n - MIN_MESSAGE);
+        let cr = le128(right.get_in());
+        let mut cm = cr
+            .wrapping_add(H::hash(&self.hash, tweak, left.get_in()))
+            .to_le_bytes();
+        stream::xor::<S>(&self.stream_key, &cm, left.reborrow())
+            .map_err(|_| Error::MessageTooLong(n))?;
+        let mut pm = Array::from(cm);
+        self.aes.decrypt_block(&mut pm);
+        let pr = le128(&pm).wrapping_sub(H::hash(&self.hash, tweak, left.get_out()));
+        right.get_out().copy_from_slice(&pr.to_le_bytes());
+        pm.zeroize();
+        cm.zeroize();
+        Ok(())
+    }
+
+    /// Encrypts `buf` (at least 16 bytes) in place under `tweak`.
+    pub fn encrypt(&self, tweak: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+        self.encrypt_inout(tweak, InOutBuf::from(buf))
+    }
+
+    /// Decrypts `buf` (at least 16 bytes) in place under `tweak`.
+    pub fn decrypt(&self, tweak: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+        self.decrypt_inout(tweak, InOutBuf::from(buf))
+    }
+
+    /// Encrypts `input` into `output` (same length, at least 16 bytes).
+    pub fn encrypt_to(&self, tweak: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), Error> {
+        let (i, o) = (input.len(), output.len());
+        let buf = InOutBuf::new(input, output).map_err(|_| Error::LengthMismatch {
+            input: i,
+            output: o,
+        })?;
+        self.encrypt_inout(tweak, buf)
+    }
+
+    /// Decrypts `input` into `output` (same length, at least 16 bytes).
+    pub fn decrypt_to(&self, tweak: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), Error> {
+        let (i, o) = (input.len(), output.len());
+        let buf = InOutBuf::new(input, output).map_err(|_| Error::LengthMismatch {
+            input: i,
+            output: o,
+        })?;
+        self.decrypt_inout(tweak, buf)
+    }
+
+    /// Encrypts `buf`, a run of `sector_size`-byte sectors, in place; sector
+    /// `i` of the buffer uses the tweak of sector number `first_sector + i`
+    /// in dm-crypt's `plain64` form (see [`sector_tweak`]).
+    ///
+    /// This is dm-crypt with 512-byte sectors, or with larger sectors and
+    /// the `iv_large_sectors` option (IVs counted in `sector_size` units).
+    /// dm-crypt's default for larger sectors counts IVs in 512-byte units:
+    /// use [`Self::encrypt_sectors_512`] for that.
+    pub fn encrypt_sectors(
+        &self,
+        buf: &mut [u8],
+        sector_size: usize,
+        first_sector: u64,
+    ) -> Result<(), Error> {
+        self.sectors(buf, sector_size, first_sector, 1, true)
+    }
+
+    /// Decrypts what [`Self::encrypt_sectors`] encrypted.
+    pub fn decrypt_sectors(
+        &self,
+        buf: &mut [u8],
+        sector_size: usize,
+        first_sector: u64,
+    ) -> Result<(), Error> {
+        self.sectors(buf, sector_size, first_sector, 1, false)
+    }
+
+    /// As [`Self::encrypt_sectors`], but with sector numbers counted in
+    /// 512-byte units, dm-crypt's default when `sector_size` > 512 (without
+    /// `iv_large_sectors`): sector `i` of the buffer uses number
+    /// `first_sector_512 + i * sector_size / 512`. `sector_size` must be a
+    /// multiple of 512.
+    pub fn encrypt_sectors_512(
+        &self,
+        buf: &mut [u8],
+        sector_size: usize,
+        first_sector_512: u64,
+    ) -> Result<(), Error> {
+        let step = step_512(sector_size)?;
+        self.sectors(buf, sector_size, first_sector_512, step, true)
+    }
+
+    /// Decrypts what [`Self::encrypt_sectors_512`] encrypted.
+    pub fn decrypt_sectors_512(
+        &self,
+        buf: &mut [u8],
+        sector_size: usize,
+        first_sector_512: u64,
+    ) -> Result<(), Error> {
+        let step = step_512(sector_size)?;
+        self.sectors(buf, sector_size, first_sector_512, step, false)
+    }
+
+    fn sectors(
+        &self,
+        buf: &mut [u8],
+        size: usize,
+        first: u64,
+        step: u64,
+        enc: bool,
+    ) -> Result<(), Error> {
+        if size < MIN_MESSAGE || (size - MIN_MESSAGE) as u64 > stream::MAX_BULK {
+            return Err(Error::BadSectorSize(size));
+        }
+        if buf.len() % size != 0 {
+            return Err(Error::NotWholeSectors {
+                len: buf.len(),
+                sector_size: size,
+            });
+        }
+        let mut number = first;
+        for sector in buf.chunks_exact_mut(size) {
+            let tweak = sector_tweak(number);
+            if enc {
+                self.encrypt(&tweak, sector)?;
+            } else {
+                self.decrypt(&tweak, sector)?;
+            }
+            number = number.wrapping_add(step);
+        }
+        Ok(())
+    }
+}
+
+fn step_512(sector_size: usize) -> Result<u64, Error> {
+    if sector_size == 0 || sector_size % 512 != 0 {
+        return Err(Error::BadSectorSize(sector_size));
+    }
+    Ok((sector_size / 512) as u64)
+}
+
+/// The 32-byte tweak of sector `number` as Linux's dm-crypt `plain64` IV
+/// generator makes it for Adiantum (whose IV size is 32): the sector number
+/// as a little-endian 64-bit integer, zero-padded to 32 bytes.
+pub fn sector_tweak(number: u64) -> [u8; SECTOR_TWEAK] {
+    let mut t = [0u8; SECTOR_TWEAK];
+    t[..8].copy_from_slice(&number.to_le_bytes());
+    t
+}
+
+fn le128(b: &[u8]) -> u128 {
+    let mut a = [0u8; 16];
+    a.copy_from_slice(&b[..16]);
+    u128::from_le_bytes(a)
+}
+
+impl<S: StreamVariant, H: HashVariant> Drop for Hbsh<S, H> {
+    fn drop(&mut self) {
+        // `aes` and the hash key wipe themselves.
+        self.stream_key.zeroize();
+    }
+}
+
+/// Every key part wipes itself on drop.
+impl<S: StreamVariant, H: HashVariant> ZeroizeOnDrop for Hbsh<S, H> {}
+
+impl<S: StreamVariant, H: HashVariant> fmt::Debug for Hbsh<S, H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Hbsh {{ stream: {}, hash: {}, aes: {:?}, .. }}",
+            S::NAME,
+            H::NAME,
+            self.aes
+        )
+    }
+}

@@ -1,0 +1,2 @@
+//! aarch64 NH backends.
+pub(crate) mod neon;

@@ -1,0 +1,2 @@
+//! 32-bit ARM NH backends.
+pub(crate) mod neon;

@@ -1,0 +1,146 @@
+//! The two ε-ΔU hash functions of HBSH (Crowley & Biggers, IACR ToSC
+//! 2018(4), section 6): Adiantum's `Poly1305(le128(|L|) || T) +
+//! Poly1305(NH(pad(L)))` and HPolyC's `Poly1305(pad(le32(|T|) || T) || L)`,
+//! both built from the shared [`crate::poly`] and [`crate::nh`] modules.
+//! Cost per message byte: Adiantum one NH unit per 16 bytes plus one
+//! Poly1305 block per 512 bytes; HPolyC one Poly1305 block per 16 bytes.
+
+use crate::backend::{Nh, NhChoice};
+use crate::nh::{self, NhKey};
+use crate::poly::PolyKey;
+use zeroize::Zeroize;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The hash half of an HBSH construction: Adiantum's NH + Poly1305
+/// ([`NhPoly1305`]) or HPolyC's Poly1305 ([`Poly1305Hash`]).
+pub trait HashVariant: sealed::Sealed {
+    /// Name for `Debug`.
+    const NAME: &'static str;
+    /// Bytes of derived key material after the 32-byte AES key.
+    #[doc(hidden)]
+    const KEY_BYTES: usize;
+    /// Longest tweak the specification allows, in bytes.
+    const MAX_TWEAK: usize;
+    #[doc(hidden)]
+    type Key: Clone;
+    #[doc(hidden)]
+    fn key(bytes: &[u8], nh: NhChoice) -> Self::Key;
+    #[doc(hidden)]
+    fn hash(key: &Self::Key, tweak: &[u8], msg: &[u8]) -> u128;
+}
+
+/// Adiantum's hash: NH then Poly1305 over the message, Poly1305 over the
+/// message length and tweak, added mod 2^128.
+#[derive(Clone, Copy, Debug)]
+pub struct NhPoly1305;
+
+/// Adiantum's hash key: `K_T`, `K_L`, the NH key, and the NH backend.
+#[derive(Clone)]
+pub struct AdiantumHashKey {
+    kt: PolyKey,
+    kl: PolyKey,
+    nh_key: NhKey,
+    pub(crate) nh: Nh,
+}
+
+impl core::fmt::Debug for AdiantumHashKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "AdiantumHashKey {{ nh: {}, .. }}", self.nh.backend())
+    }
+}
+
+impl sealed::Sealed for NhPoly1305 {}
+
+impl HashVariant for NhPoly1305 {
+    const NAME: &'static str = "NH-Poly1305";
+    const KEY_BYTES: usize = 16 + 16 + nh::KEY_BYTES;
+    /// Tweaks of up to 2^73 bits are allowed: any slice.
+    const MAX_TWEAK: usize = usize::MAX;
+    type Key = AdiantumHashKey;
+
+    fn key(bytes: &[u8], nh: NhChoice) -> AdiantumHashKey {
+        let mut nk = [0u8; nh::KEY_BYTES];
+        nk.copy_from_slice(&bytes[32..32 + nh::KEY_BYTES]);
+        let k = AdiantumHashKey {
+            kt: PolyKey::new(&bytes[..16]),
+            kl: PolyKey::new(&bytes[16..32]),
+            nh_key: NhKey::from_bytes(&nk),
+            nh: nh.0,
+        };
+        nk.zeroize();
+        k
+    }
+
+    fn hash(key: &AdiantumHashKey, tweak: &[u8], msg: &[u8]) -> u128 {
+        // H_T = Poly_{K_T}(fromint_128(|L| in bits) || T)
+        let mut st = key.kt.start();
+        let bits = (msg.len() as u128) * 8;
+        st.blocks(&bits.to_le_bytes());
+        let whole = tweak.len() - tweak.len() % 16;
+        st.blocks(&tweak[..whole]);
+        let ht = st.finish(&tweak[whole..]);
+
+        // H_L = Poly_{K_L}(NH_{K_N}(pad_128(L))), NH outputs batched by 8.
+        let mut st = key.kl.start();
+        let mut buf = [0u8; 8 * 32];
+        let mut used = 0;
+        for chunk in msg.chunks(nh::CHUNK) {
+            buf[used..used + 32].copy_from_slice(&nh::nh_chunk(key.nh, &key.nh_key, chunk));
+            used += 32;
+            if used == buf.len() {
+                st.blocks(&buf);
+                used = 0;
+            }
+        }
+        st.blocks(&buf[..used]);
+        buf.zeroize();
+        let hl = st.finish(&[]);
+        ht.wrapping_add(hl)
+    }
+}
+
+/// HPolyC's hash: Poly1305 over the padded tweak (with its bit length) and
+/// the message.
+#[derive(Clone, Copy, Debug)]
+pub struct Poly1305Hash;
+
+impl sealed::Sealed for Poly1305Hash {}
+
+impl HashVariant for Poly1305Hash {
+    const NAME: &'static str = "Poly1305";
+    const KEY_BYTES: usize = 16;
+    /// The tweak's bit length must fit in 32 bits.
+    const MAX_TWEAK: usize = ((u32::MAX as u64) / 8) as usize;
+    type Key = PolyKey;
+
+    fn key(bytes: &[u8], _: NhChoice) -> PolyKey {
+        PolyKey::new(&bytes[..16])
+    }
+
+    fn hash(key: &PolyKey, tweak: &[u8], msg: &[u8]) -> u128 {
+        // Poly_K(pad_128(int_32(|T| in bits) || T) || L)
+        let mut st = key.start();
+        let mut block = [0u8; 16];
+        // Callers reject longer tweaks; the mask keeps this total.
+        let bits = ((tweak.len() as u64).wrapping_mul(8) & 0xffff_ffff) as u32;
+        block[..4].copy_from_slice(&bits.to_le_bytes());
+        let first = tweak.len().min(12);
+        block[4..4 + first].copy_from_slice(&tweak[..first]);
+        st.blocks(&block);
+        let rest = &tweak[first..];
+        let whole = rest.len() - rest.len() % 16;
+        st.blocks(&rest[..whole]);
+        if whole < rest.len() {
+            block = [0u8; 16];
+            block[..rest.len() - whole].copy_from_slice(&rest[whole..]);
+            st.blocks(&block);
+        }
+        block.zeroize();
+        let whole = msg.len() - msg.len() % 16;
+        st.blocks(&msg[..whole]);
+        st.finish(&msg[whole..])
+    }
+}

@@ -1,0 +1,80 @@
+//! The stream cipher of Adiantum / HPolyC: XChaCha{8,12,20} with the
+//! paper's nonce padding (Crowley & Biggers, IACR ToSC 2018(4), section 3:
+//! `S_K(N) = XChaCha_K(pad_192(N || 1))`). Key derivation uses the empty
+//! nonce (`1 || 0^184`), the bulk uses `C_M || 1 || 0^56`.
+//!
+//! Built on RustCrypto `chacha20` 0.10 (`xchacha` feature; SSE2/AVX2 on
+//! x86, NEON on aarch64, portable elsewhere). That crate's XChaCha uses the
+//! IETF layout (32-bit block counter, then the 12-byte nonce
+//! `0^32 || N[16..24]`), the paper's uses the original one (64-bit counter,
+//! 8-byte nonce `N[16..24]`). The two are the same keystream while the
+//! counter stays below 2^32, i.e. for the first 2^38 - 64 bytes, which is why
+//! messages are limited to that length (`MAX_BULK`).
+//! Cost: one HChaCha plus ceil(n/64) ChaCha blocks per call.
+
+use chacha20::cipher::{
+    InOutBuf, KeyIvInit, StreamCipher, StreamCipherError, consts::U24, consts::U32,
+};
+
+/// Longest stream this module produces: (2^32 - 1) blocks of 64 bytes.
+pub(crate) const MAX_BULK: u64 = 64 * (u32::MAX as u64);
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An XChaCha variant usable as the stream cipher of [`crate::Hbsh`].
+pub trait StreamVariant: sealed::Sealed {
+    /// Name for `Debug`.
+    const NAME: &'static str;
+    #[doc(hidden)]
+    type Cipher: KeyIvInit<KeySize = U32, IvSize = U24> + StreamCipher;
+}
+
+macro_rules! variant {
+    ($name:ident, $cipher:ty, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+        impl sealed::Sealed for $name {}
+        impl StreamVariant for $name {
+            const NAME: &'static str = stringify!($name);
+            type Cipher = $cipher;
+        }
+    };
+}
+
+variant!(
+    XChaCha8,
+    chacha20::XChaCha8,
+    "XChaCha with 8 rounds (exists only in the authors' test set)."
+);
+variant!(
+    XChaCha12,
+    chacha20::XChaCha12,
+    "XChaCha with 12 rounds (Adiantum's default)."
+);
+variant!(XChaCha20, chacha20::XChaCha20, "XChaCha with 20 rounds.");
+
+/// Fills `out` with the keystream for the empty nonce (key derivation).
+pub(crate) fn derive<S: StreamVariant>(key: &[u8; 32], out: &mut [u8]) {
+    let mut nonce = [0u8; 24];
+    nonce[0] = 1;
+    let mut c = S::Cipher::new(key.into(), &nonce.into());
+    out.fill(0);
+    // Key derivation asks for at most 1136 bytes: far from the counter limit.
+    let _ = c.try_apply_keystream(out);
+}
+
+/// XORs the keystream for nonce `C_M || 1` over `buf` (input to output).
+pub(crate) fn xor<S: StreamVariant>(
+    key: &[u8; 32],
+    cm: &[u8; 16],
+    buf: InOutBuf<'_, '_, u8>,
+) -> Result<(), StreamCipherError> {
+    let mut nonce = [0u8; 24];
+    nonce[..16].copy_from_slice(cm);
+    nonce[16] = 1;
+    let mut c = S::Cipher::new(key.into(), &nonce.into());
+    c.try_apply_keystream_inout(buf)
+}
