@@ -19,6 +19,17 @@ use super::word::Word;
 /// Forward S-box on all bytes of the batch.
 #[inline(always)]
 pub(crate) fn sbox<W: Word>(q: &mut [W; 8]) {
+    sbox_no_const(q);
+    for i in [0, 1, 5, 6] {
+        q[i] = !q[i];
+    }
+}
+
+/// The S-box without its final XOR with 0x63 (bits 0, 1, 5, 6). In
+/// encryption that constant is folded into the next round key: MixColumns
+/// maps a state of equal bytes to itself and ShiftRows moves nothing.
+#[inline(always)]
+pub(crate) fn sbox_no_const<W: Word>(q: &mut [W; 8]) {
     let x0 = q[7];
     let x1 = q[6];
     let x2 = q[5];
@@ -142,14 +153,14 @@ pub(crate) fn sbox<W: Word>(q: &mut [W; 8]) {
     let t65 = t61 ^ t62;
     let t66 = z1 ^ t63;
     let s0 = t59 ^ t63;
-    let s6 = t56 ^ !t62;
-    let s7 = t48 ^ !t60;
+    let s6 = t56 ^ t62;
+    let s7 = t48 ^ t60;
     let t67 = t64 ^ t65;
     let s3 = t53 ^ t66;
     let s4 = t51 ^ t66;
     let s5 = t47 ^ t65;
-    let s1 = t64 ^ !s3;
-    let s2 = t55 ^ !t67;
+    let s1 = t64 ^ s3;
+    let s2 = t55 ^ t67;
 
     q[7] = s0;
     q[6] = s1;
@@ -180,7 +191,6 @@ pub(crate) fn inv_sbox<W: Word>(q: &mut [W; 8]) {
 }
 
 /// Bits of row `r`, columns `c0..c1` (in every lane).
-#[inline(always)]
 const fn row_cols(lane_blocks: usize, r: usize, c0: usize, c1: usize) -> u64 {
     let chunk = 4 * lane_blocks;
     let lo = r * chunk + c0 * lane_blocks;
@@ -197,18 +207,43 @@ const fn row_cols(lane_blocks: usize, r: usize, c0: usize, c1: usize) -> u64 {
     }
 }
 
-/// Row `r` moves left by `r` columns (new column `c` = old column `c + r`).
+/// Masks for rotating row `r` by `(k r) mod 4` columns: bits of the rows
+/// whose shift is `s`, restricted to columns `lo..hi` (of the shifted rows).
+const fn rows_mask(lane_blocks: usize, k: usize, s: usize, lo_part: bool) -> u64 {
+    let mut m = 0u64;
+    let mut r = 0;
+    while r < 4 {
+        if (k * r) % 4 == s {
+            m |= if lo_part {
+                row_cols(lane_blocks, r, 0, s)
+            } else {
+                row_cols(lane_blocks, r, s, 4)
+            };
+        }
+        r += 1;
+    }
+    m
+}
+
+/// `ShiftRows^k`: row `r` moves left by `k * r` columns (new column `c` =
+/// old column `c + k r`). `k = 1` is ShiftRows, `k = 3` its inverse. Rows
+/// sharing a shift are moved together: 13 operations per word for `k = 1`,
+/// 5 for `k = 2`.
 #[inline(always)]
-fn rotate_rows<W: Word>(q: &mut [W; 8], inverse: bool) {
+pub(crate) fn rotate_rows<W: Word>(q: &mut [W; 8], k: usize) {
     let b = W::LANE_BLOCKS;
+    let keep = W::splat_const(rows_mask(b, k, 0, false));
     for x in q.iter_mut() {
         let v = *x;
-        let mut out = v & W::splat_const(row_cols(b, 0, 0, 4));
-        for r in 1..4 {
-            let s = if inverse { 4 - r } else { r };
+        let mut out = v & keep;
+        for s in 1..4 {
+            let hi = rows_mask(b, k, s, false);
+            if hi == 0 {
+                continue;
+            }
             // Columns s..4 move down by s, columns 0..s wrap to the top.
-            let hi = W::splat_const(row_cols(b, r, s, 4));
-            let lo = W::splat_const(row_cols(b, r, 0, s));
+            let lo = W::splat_const(rows_mask(b, k, s, true));
+            let hi = W::splat_const(hi);
             out = out | (v & hi).shr((s * b) as u32) | (v & lo).shl(((4 - s) * b) as u32);
         }
         *x = out;
@@ -216,23 +251,47 @@ fn rotate_rows<W: Word>(q: &mut [W; 8], inverse: bool) {
 }
 
 #[inline(always)]
-pub(crate) fn shift_rows<W: Word>(q: &mut [W; 8]) {
-    rotate_rows(q, false)
-}
-
-#[inline(always)]
 pub(crate) fn inv_shift_rows<W: Word>(q: &mut [W; 8]) {
-    rotate_rows(q, true)
+    rotate_rows(q, 3)
 }
 
+/// Move row `r + rows`, column `c + cols` to row `r`, column `c` (rows and
+/// columns wrap around).
 #[inline(always)]
-pub(crate) fn mix_columns<W: Word>(q: &mut [W; 8]) {
-    let row = (4 * W::LANE_BLOCKS) as u32;
-    // r = the row below (a_{r+1}); s = a_{r+2} ^ a_{r+3} ^ (a_r ^ a_{r+1}) shifted
-    let r: [W; 8] = core::array::from_fn(|i| q[i].rotr(row));
+fn rot_rc<W: Word>(x: W, rows: usize, cols: usize) -> W {
+    let b = W::LANE_BLOCKS;
+    let row = 4 * b;
+    if cols == 0 {
+        return x.rotr((rows * row) as u32);
+    }
+    // Columns c < 4 - cols read from the same row chunk offset, the others
+    // wrap to the start of the chunk.
+    let mut m = 0u64;
+    for r in 0..4 {
+        m |= row_cols(b, r, 0, 4 - cols);
+    }
+    let m = W::splat_const(m);
+    (x.rotr((rows * row + cols * b) as u32) & m)
+        | (x.rotr(((rows - 1) * row + cols * b) as u32) & !m)
+}
+
+/// MixColumns on a state held as `ShiftRows^-k` of the real one, giving
+/// `ShiftRows^-k(MixColumns(ShiftRows^k(state)))` ("fixslicing": A.
+/// Adomnicai, T. Peyrin, "Fixslicing AES-like ciphers", TCHES 2021(1)).
+/// Saves the ShiftRows of every round for a few extra masks here.
+#[inline(always)]
+pub(crate) fn mix_columns_fixed<W: Word>(q: &mut [W; 8], k: usize) {
+    let m = k % 4;
+    let r: [W; 8] = core::array::from_fn(|i| rot_rc(q[i], 1, m));
     let a: [W; 8] = core::array::from_fn(|i| q[i] ^ r[i]);
-    let s: [W; 8] = core::array::from_fn(|i| a[i].rotr(2 * row));
-    // out = 2 (a_r ^ a_{r+1}) ^ a_{r+1} ^ (a_{r+2} ^ a_{r+3})
+    let s: [W; 8] = core::array::from_fn(|i| rot_rc(a[i], 2, (2 * m) % 4));
+    mix_out(q, &r, &a, &s);
+}
+
+/// `out = 2 (a_r ^ a_{r+1}) ^ a_{r+1} ^ (a_{r+2} ^ a_{r+3})` from
+/// `r = a_{r+1}`, `a = a_r ^ a_{r+1}`, `s = a_{r+2} ^ a_{r+3}`.
+#[inline(always)]
+fn mix_out<W: Word>(q: &mut [W; 8], r: &[W; 8], a: &[W; 8], s: &[W; 8]) {
     q[0] = a[7] ^ r[0] ^ s[0];
     q[1] = a[0] ^ a[7] ^ r[1] ^ s[1];
     q[2] = a[1] ^ r[2] ^ s[2];
@@ -241,6 +300,11 @@ pub(crate) fn mix_columns<W: Word>(q: &mut [W; 8]) {
     q[5] = a[4] ^ r[5] ^ s[5];
     q[6] = a[5] ^ r[6] ^ s[6];
     q[7] = a[6] ^ r[7] ^ s[7];
+}
+
+#[inline(always)]
+pub(crate) fn mix_columns<W: Word>(q: &mut [W; 8]) {
+    mix_columns_fixed(q, 0)
 }
 
 /// Multiply every byte by `x` in GF(2^8).
@@ -277,19 +341,42 @@ fn add_round_key<W: Word>(q: &mut [W; 8], k: &[W; 8]) {
     }
 }
 
-/// Encrypt one batch. `rk(i)` gives round key `i` in bitsliced form.
+/// Encrypt one batch. `rk(i)` gives round key `i` in bitsliced form and
+/// pre-rotated by `ShiftRows^-(i mod 4)` (see [`fixslice_key`]).
 #[inline(always)]
 pub(crate) fn encrypt<W: Word, const NR: usize>(q: &mut [W; 8], rk: impl Fn(usize) -> [W; 8]) {
     add_round_key(q, &rk(0));
     for i in 1..NR {
-        sbox(q);
-        shift_rows(q);
-        mix_columns(q);
+        sbox_no_const(q);
+        // Constant arguments: each arm is specialised at compile time.
+        match i % 4 {
+            0 => mix_columns_fixed(q, 0),
+            1 => mix_columns_fixed(q, 1),
+            2 => mix_columns_fixed(q, 2),
+            _ => mix_columns_fixed(q, 3),
+        }
         add_round_key(q, &rk(i));
     }
-    sbox(q);
-    shift_rows(q);
+    sbox_no_const(q);
     add_round_key(q, &rk(NR));
+    match NR % 4 {
+        0 => {}
+        1 => rotate_rows(q, 1),
+        2 => rotate_rows(q, 2),
+        _ => rotate_rows(q, 3),
+    }
+}
+
+/// Round key `i` in the form [`encrypt`] wants: rotated by
+/// `ShiftRows^-(i mod 4)`, and for `i > 0` carrying the S-box constant 0x63.
+pub(crate) fn fixslice_key<W: Word>(mut k: [W; 8], i: usize) -> [W; 8] {
+    rotate_rows(&mut k, (4 - i % 4) % 4);
+    if i > 0 {
+        for b in [0, 1, 5, 6] {
+            k[b] = !k[b];
+        }
+    }
+    k
 }
 
 /// Decrypt one batch with the encryption round keys (straight inverse

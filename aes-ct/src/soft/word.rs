@@ -3,10 +3,10 @@
 //! A [`Word`] holds one bit plane of a batch of blocks. The bitsliced layout
 //! (see `bitslice.rs`) only needs bitwise operations and shifts/rotations
 //! inside each lane of 32 or 64 bits, so a word can be a plain `u32`/`u64`
-//! or a [`Pair`] of them. A pair processes two independent batches with the
-//! same instruction stream: on 64-bit targets with 128-bit SIMD (SSE2,
-//! NEON) LLVM turns it into vector code, elsewhere it still gives the CPU
-//! two independent dependency chains.
+//! or a SIMD register of several such lanes (the bsaes backends implement
+//! `Word` for their vector types and reuse the same round functions).
+//! A pair of `u64` words (8 blocks) was measured slower than one word on
+//! x86_64: LLVM does not vectorise it and the extra registers spill.
 
 use core::ops::{BitAnd, BitOr, BitXor, Not};
 
@@ -21,17 +21,15 @@ pub(crate) trait Word:
 {
     /// Blocks per lane (2 for 32-bit lanes, 4 for 64-bit lanes).
     const LANE_BLOCKS: usize;
-    /// Blocks held by the whole word.
-    const BLOCKS: usize;
     /// A constant, truncated to the lane width and repeated in every lane.
     fn splat_const(m: u64) -> Self;
     fn shl(self, n: u32) -> Self;
     fn shr(self, n: u32) -> Self;
     fn rotr(self, n: u32) -> Self;
-    /// Bit planes of `BLOCKS` blocks (`blocks.len() == BLOCKS`).
-    fn load(blocks: &[[u8; 16]]) -> [Self; 8];
-    /// Inverse of [`Word::load`].
-    fn store(q: &[Self; 8], blocks: &mut [[u8; 16]]);
+    /// Bit planes of `BLOCKS` blocks; `get(j)` returns block `j`.
+    fn load(get: impl Fn(usize) -> [u8; 16]) -> [Self; 8];
+    /// Inverse of [`Word::load`]: `put(j, block)` receives block `j`.
+    fn store(q: &[Self; 8], put: impl FnMut(usize, [u8; 16]));
 }
 
 /// Transpose 8x8 bit matrices between the 8 words and the 8 bits of every
@@ -70,7 +68,6 @@ fn set_col(b: &mut [u8; 16], c: usize, v: u32) {
 
 impl Word for u32 {
     const LANE_BLOCKS: usize = 2;
-    const BLOCKS: usize = 2;
     #[inline(always)]
     fn splat_const(m: u64) -> Self {
         m as u32
@@ -90,24 +87,27 @@ impl Word for u32 {
     /// Word `2c + j` starts as column `c` of block `j`; after `ortho` row `r`
     /// sits in bits `8r..8r+8`, column `c` of block `j` at offset `2c + j`.
     #[inline(always)]
-    fn load(blocks: &[[u8; 16]]) -> [Self; 8] {
+    fn load(get: impl Fn(usize) -> [u8; 16]) -> [Self; 8] {
         let mut q = [0u32; 8];
-        for c in 0..4 {
-            for j in 0..2 {
-                q[2 * c + j] = col(&blocks[j], c);
+        for j in 0..2 {
+            let b = get(j);
+            for c in 0..4 {
+                q[2 * c + j] = col(&b, c);
             }
         }
         ortho(&mut q);
         q
     }
     #[inline(always)]
-    fn store(q: &[Self; 8], blocks: &mut [[u8; 16]]) {
+    fn store(q: &[Self; 8], mut put: impl FnMut(usize, [u8; 16])) {
         let mut q = *q;
         ortho(&mut q);
-        for c in 0..4 {
-            for j in 0..2 {
-                set_col(&mut blocks[j], c, q[2 * c + j]);
+        for j in 0..2 {
+            let mut b = [0u8; 16];
+            for c in 0..4 {
+                set_col(&mut b, c, q[2 * c + j]);
             }
+            put(j, b);
         }
     }
 }
@@ -130,7 +130,6 @@ fn gather(x: u64) -> u32 {
 
 impl Word for u64 {
     const LANE_BLOCKS: usize = 4;
-    const BLOCKS: usize = 4;
     #[inline(always)]
     fn splat_const(m: u64) -> Self {
         m
@@ -151,10 +150,10 @@ impl Word for u64 {
     /// byte-interleaved; after `ortho` row `r` sits in bits `16r..16r+16`,
     /// column `c` of block `j` at offset `4c + j`.
     #[inline(always)]
-    fn load(blocks: &[[u8; 16]]) -> [Self; 8] {
+    fn load(get: impl Fn(usize) -> [u8; 16]) -> [Self; 8] {
         let mut q = [0u64; 8];
         for j in 0..4 {
-            let b = &blocks[j];
+            let b = &get(j);
             q[j] = spread(col(b, 0)) | (spread(col(b, 2)) << 8);
             q[4 + j] = spread(col(b, 1)) | (spread(col(b, 3)) << 8);
         }
@@ -162,84 +161,16 @@ impl Word for u64 {
         q
     }
     #[inline(always)]
-    fn store(q: &[Self; 8], blocks: &mut [[u8; 16]]) {
+    fn store(q: &[Self; 8], mut put: impl FnMut(usize, [u8; 16])) {
         let mut q = *q;
         ortho(&mut q);
         for j in 0..4 {
-            let b = &mut blocks[j];
-            set_col(b, 0, gather(q[j]));
-            set_col(b, 2, gather(q[j] >> 8));
-            set_col(b, 1, gather(q[4 + j]));
-            set_col(b, 3, gather(q[4 + j] >> 8));
+            let mut b = [0u8; 16];
+            set_col(&mut b, 0, gather(q[j]));
+            set_col(&mut b, 2, gather(q[j] >> 8));
+            set_col(&mut b, 1, gather(q[4 + j]));
+            set_col(&mut b, 3, gather(q[4 + j] >> 8));
+            put(j, b);
         }
-    }
-}
-
-/// Two words side by side: twice the blocks, same instruction count per
-/// word operation once vectorised.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Pair<W>(pub [W; 2]);
-
-macro_rules! pair_op {
-    ($tr:ident, $f:ident, $op:tt) => {
-        impl<W: Word> $tr for Pair<W> {
-            type Output = Self;
-            #[inline(always)]
-            fn $f(self, o: Self) -> Self {
-                Pair([self.0[0] $op o.0[0], self.0[1] $op o.0[1]])
-            }
-        }
-    };
-}
-pair_op!(BitXor, bitxor, ^);
-pair_op!(BitAnd, bitand, &);
-pair_op!(BitOr, bitor, |);
-
-impl<W: Word> Not for Pair<W> {
-    type Output = Self;
-    #[inline(always)]
-    fn not(self) -> Self {
-        Pair([!self.0[0], !self.0[1]])
-    }
-}
-
-impl<W: Word> Word for Pair<W> {
-    const LANE_BLOCKS: usize = W::LANE_BLOCKS;
-    const BLOCKS: usize = 2 * W::BLOCKS;
-    #[inline(always)]
-    fn splat_const(m: u64) -> Self {
-        Pair([W::splat_const(m); 2])
-    }
-    #[inline(always)]
-    fn shl(self, n: u32) -> Self {
-        Pair([self.0[0].shl(n), self.0[1].shl(n)])
-    }
-    #[inline(always)]
-    fn shr(self, n: u32) -> Self {
-        Pair([self.0[0].shr(n), self.0[1].shr(n)])
-    }
-    #[inline(always)]
-    fn rotr(self, n: u32) -> Self {
-        Pair([self.0[0].rotr(n), self.0[1].rotr(n)])
-    }
-    #[inline(always)]
-    fn load(blocks: &[[u8; 16]]) -> [Self; 8] {
-        let (a, b) = blocks.split_at(W::BLOCKS);
-        let (a, b) = (W::load(a), W::load(b));
-        core::array::from_fn(|i| Pair([a[i], b[i]]))
-    }
-    #[inline(always)]
-    fn store(q: &[Self; 8], blocks: &mut [[u8; 16]]) {
-        let (a, b) = blocks.split_at_mut(W::BLOCKS);
-        W::store(&q.map(|p| p.0[0]), a);
-        W::store(&q.map(|p| p.0[1]), b);
-    }
-}
-
-impl<W: Word> Pair<W> {
-    /// The same word in both halves (used for round keys).
-    #[inline(always)]
-    pub(crate) fn splat(w: W) -> Self {
-        Pair([w, w])
     }
 }
