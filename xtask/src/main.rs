@@ -1,1 +1,85 @@
-fn main(){}
+//! `cargo xtask`: the project's build, test and measurement commands.
+//!
+//! One module per subcommand. Plain std, hand-parsed arguments, so it
+//! builds in seconds on a clean clone. Adding a subcommand: a module with
+//! `pub fn main(args: &[String]) -> Result<(), String>`, one line in
+//! [`COMMANDS`], and its usage line there.
+
+mod armcount;
+mod ct;
+mod fuzz;
+mod miri;
+mod prereq;
+mod speed;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+type Command = fn(&[String]) -> Result<(), String>;
+
+/// name, entry point, one-line usage.
+const COMMANDS: &[(&str, Command, &str)] = &[
+    (
+        "test",
+        test::main,
+        "fmt, clippy, host tests, aarch64/armv7 tests under qemu (`test --help`)",
+    ),
+    (
+        "speed",
+        speed::main,
+        "speed table: every aes-ct backend vs RustCrypto and OpenSSL (`speed --help`)",
+    ),
+    (
+        "armcount",
+        armcount::main,
+        "ARM instructions per byte under qemu (issue 4; not implemented yet)",
+    ),
+    (
+        "ct",
+        ct::main,
+        "constant-time checks under valgrind (issue 8; not implemented yet)",
+    ),
+    (
+        "fuzz",
+        fuzz::main,
+        "short fuzzing runs (issue 8; not implemented yet)",
+    ),
+    (
+        "miri",
+        miri::main,
+        "Miri and ASan over the portable backends (issue 8; not implemented yet)",
+    ),
+];
+
+fn usage() -> String {
+    let mut s = String::from("usage: cargo xtask <command> [options]\n\ncommands:\n");
+    for (name, _, help) in COMMANDS {
+        s.push_str(&format!("  {name:<10} {help}\n"));
+    }
+    s
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        eprint!("{}", usage());
+        return ExitCode::from(2);
+    };
+    if cmd == "-h" || cmd == "--help" || cmd == "help" {
+        print!("{}", usage());
+        return ExitCode::SUCCESS;
+    }
+    let Some((_, run, _)) = COMMANDS.iter().find(|(name, _, _)| name == cmd) else {
+        eprintln!("xtask: unknown command `{cmd}`\n");
+        eprint!("{}", usage());
+        return ExitCode::from(2);
+    };
+    match run(&args[1..]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("\nxtask {cmd}: FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! `cargo xtask speed`: the speed table.
+//!
+//! The measuring is done by the `speed` binary of the `benches` package
+//! (`benches/src/bin/speed.rs`, one module per crate under
+//! `benches/src/speed/`). This command builds it twice in release mode:
+//! normally, and into `target/speed-soft` with
+//! `RUSTFLAGS='--cfg aes_backend="soft"'` so RustCrypto's `aes` uses its
+//! portable (fixslice) code. It then runs the first build, which measures
+//! every aes-ct backend this CPU can run, RustCrypto auto-detected and
+//! OpenSSL, asks the second build for the RustCrypto-soft rows, and prints
+//! one table with ratios. Arguments are passed to the binary
+//! (`cargo xtask speed -- --help`).
+
+use crate::util::{cargo, run, target_dir};
+use std::process::Command;
+
+pub fn main(args: &[String]) -> Result<(), String> {
+    let args: Vec<&String> = args.iter().filter(|a| *a != "--").collect();
+    let target = target_dir();
+    let soft_dir = target.join("speed-soft");
+
+    run(cargo().args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "benches",
+        "--bin",
+        "speed",
+    ]))?;
+
+    let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    if !flags.is_empty() {
+        flags.push(' ');
+    }
+    flags.push_str(r#"--cfg aes_backend="soft""#);
+    run(cargo()
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "benches",
+            "--bin",
+            "speed",
+        ])
+        .env("CARGO_TARGET_DIR", &soft_dir)
+        .env("RUSTFLAGS", flags))?;
+
+    let bin = |dir: &std::path::Path| {
+        dir.join("release")
+            .join(format!("speed{}", std::env::consts::EXE_SUFFIX))
+    };
+    run(Command::new(bin(&target))
+        .arg("--rustcrypto-soft")
+        .arg(bin(&soft_dir))
+        .args(args))
+}

@@ -1,0 +1,424 @@
+//! `cargo xtask test`: the one test command.
+//!
+//! Steps, in order: rustfmt check; clippy (warnings denied) on the host
+//! and for the two ARM targets; the host test suite (default features and
+//! all features); the suite cross-compiled for aarch64 and run under
+//! `qemu-aarch64` twice (as the CPU model reports itself, then with the
+//! crypto extensions hidden from `getauxval` by `xtask/shim/hwcapmask.c`);
+//! and for armv7 under `qemu-arm -cpu cortex-a15` (NEON, no crypto). Before
+//! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
+//! features the guest sees, and the run fails if they are not the ones
+//! that run is meant to test.
+//!
+//! A step whose prerequisites are missing and cannot be installed is
+//! skipped with the reason printed, except in CI (`CI` set), where that is
+//! a failure.
+
+use crate::prereq::{self, CLIPPY, Need, RUSTFMT};
+use crate::util::{self, cargo, fmt_duration, in_ci, run, timed};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+const AARCH64: &str = "aarch64-unknown-linux-gnu";
+const ARMV7: &str = "armv7-unknown-linux-gnueabihf";
+/// The CPU model for both aarch64 runs (a Raspberry Pi 4 core; with the
+/// shim it looks like the Pi 4's real crypto-less part).
+const AARCH64_CPU: &str = "cortex-a72";
+
+const USAGE: &str = "\
+usage: cargo xtask test [options]
+
+  --host-only     only fmt, host clippy and host tests
+  --no-cross      everything except the qemu test runs
+  --target T      only steps for target T (repeatable; `host` = this machine;
+                  aarch64-unknown-linux-gnu, armv7-unknown-linux-gnueabihf)
+  --keep-going    run every step even after a failure, report all at the end
+  --list          print the steps and exit
+
+Without options it runs everything. Missing tools are installed when
+possible (rustup; apt-get as root or via sudo -n); otherwise the step is
+skipped with the reason, or fails when CI is set.";
+
+#[derive(Default)]
+struct Options {
+    targets: Vec<String>,
+    no_cross: bool,
+    keep_going: bool,
+    list: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--host-only" => o.targets.push("host".into()),
+            "--no-cross" => o.no_cross = true,
+            "--keep-going" => o.keep_going = true,
+            "--list" => o.list = true,
+            "--target" => o
+                .targets
+                .push(it.next().ok_or("--target needs a value")?.clone()),
+            s if s.starts_with("--target=") => o.targets.push(s["--target=".len()..].into()),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
+        }
+    }
+    for t in &o.targets {
+        if !["host", AARCH64, ARMV7].contains(&t.as_str()) {
+            return Err(format!("unknown target `{t}` (host, {AARCH64}, {ARMV7})"));
+        }
+    }
+    Ok(o)
+}
+
+type Action = Box<dyn Fn() -> Result<(), String>>;
+
+struct Step {
+    name: String,
+    /// `None`: not tied to a target (fmt). `Some("host")` or a triple.
+    target: Option<&'static str>,
+    /// Runs code under qemu.
+    qemu: bool,
+    needs: Vec<Need>,
+    action: Action,
+}
+
+fn step(name: &str, target: Option<&'static str>, needs: Vec<Need>, action: Action) -> Step {
+    Step {
+        name: name.into(),
+        target,
+        qemu: false,
+        needs,
+        action,
+    }
+}
+
+fn cargo_step(args: &'static [&'static str]) -> Action {
+    Box::new(move || run(cargo().args(args)))
+}
+
+fn steps() -> Vec<Step> {
+    let mut s = vec![
+        step(
+            "rustfmt check",
+            None,
+            vec![RUSTFMT],
+            cargo_step(&["fmt", "--all", "--check"]),
+        ),
+        step(
+            "clippy, host",
+            Some("host"),
+            vec![CLIPPY],
+            cargo_step(&[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        ),
+        step(
+            "clippy, host, all features",
+            Some("host"),
+            vec![CLIPPY],
+            cargo_step(&[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--all-features",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+        ),
+    ];
+    for (t, args) in [
+        (
+            AARCH64,
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--all-features",
+                "--target",
+                AARCH64,
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        (
+            ARMV7,
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--all-features",
+                "--target",
+                ARMV7,
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+    ] {
+        s.push(step(
+            &format!("clippy, {t}, all features"),
+            Some(t),
+            vec![CLIPPY, Need::Target(t)],
+            cargo_step(args),
+        ));
+    }
+    s.push(step(
+        "tests, host",
+        Some("host"),
+        vec![],
+        cargo_step(&["test", "--workspace", "--no-fail-fast"]),
+    ));
+    s.push(step(
+        "tests, host, all features",
+        Some("host"),
+        vec![],
+        cargo_step(&["test", "--workspace", "--all-features", "--no-fail-fast"]),
+    ));
+
+    let mut q = vec![
+        step(
+            &format!("tests, {AARCH64}, qemu {AARCH64_CPU} (AES/PMULL visible)"),
+            Some(AARCH64),
+            prereq::cross_tools(AARCH64),
+            Box::new(|| cross_tests(AARCH64, Mask::None)),
+        ),
+        step(
+            &format!("tests, {AARCH64}, qemu {AARCH64_CPU}, AES/PMULL hidden by hwcapmask.so"),
+            Some(AARCH64),
+            prereq::cross_tools(AARCH64),
+            Box::new(|| cross_tests(AARCH64, Mask::Crypto)),
+        ),
+        step(
+            &format!("tests, {ARMV7}, qemu cortex-a15 (NEON, no crypto)"),
+            Some(ARMV7),
+            prereq::cross_tools(ARMV7),
+            Box::new(|| cross_tests(ARMV7, Mask::None)),
+        ),
+    ];
+    for x in &mut q {
+        x.qemu = true;
+    }
+    s.extend(q);
+
+    // no_std build checks (issue 8: thumbv7em-none-eabihf,
+    // riscv32imac-unknown-none-elf) go here: one `step(...)` each with
+    // `Need::Target(..)` and a `cargo build -p <crate> --no-default-features
+    // --target ..` action.
+    s
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mask {
+    None,
+    /// Hide the crypto extensions from `getauxval` (LD_PRELOAD shim).
+    Crypto,
+}
+
+/// Environment for the qemu runner of `triple` (read by qemu-user itself:
+/// `QEMU_CPU`, and `QEMU_SET_ENV` for the guest's environment).
+fn qemu_env(triple: &str, mask: Mask) -> Result<Vec<(String, String)>, String> {
+    let mut env = Vec::new();
+    if triple == AARCH64 {
+        // The armv7 runner in .cargo/config.toml pins `-cpu cortex-a15`;
+        // the aarch64 one leaves the model to us.
+        env.push(("QEMU_CPU".into(), AARCH64_CPU.into()));
+    }
+    if mask == Mask::Crypto {
+        let shim = build_shim(triple)?;
+        let shim = shim.to_str().ok_or("non-UTF-8 target dir")?.to_owned();
+        if shim.contains(',') {
+            return Err(format!(
+                "the shim path {shim} contains a comma, which QEMU_SET_ENV cannot carry"
+            ));
+        }
+        env.push(("QEMU_SET_ENV".into(), format!("LD_PRELOAD={shim}")));
+    }
+    Ok(env)
+}
+
+fn cross_tests(triple: &'static str, mask: Mask) -> Result<(), String> {
+    let env = qemu_env(triple, mask)?;
+    probe(triple, mask, &env)?;
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--no-fail-fast", "--target", triple]);
+    c.envs(env.iter().map(|(k, v)| (k, v)));
+    run(&mut c)
+}
+
+fn cross_gcc(triple: &str) -> &'static str {
+    if triple == AARCH64 {
+        "aarch64-linux-gnu-gcc"
+    } else {
+        "arm-linux-gnueabihf-gcc"
+    }
+}
+
+/// Compile the `getauxval` shim for `triple` into the target dir.
+fn build_shim(triple: &str) -> Result<PathBuf, String> {
+    let dir = util::xtask_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let out = dir.join(format!("hwcapmask-{triple}.so"));
+    let src = util::root().join("xtask/shim/hwcapmask.c");
+    run(Command::new(cross_gcc(triple))
+        .args(["-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-ldl"))?;
+    Ok(out)
+}
+
+/// Build the feature probe for `triple`, run it the way the tests will run,
+/// and check it sees what this run is meant to test.
+fn probe(triple: &str, mask: Mask, env: &[(String, String)]) -> Result<(), String> {
+    let dir = util::xtask_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let bin = dir.join(format!("hwprobe-{triple}"));
+    run(
+        Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+            .args(["--edition", "2024", "-O", "--target", triple])
+            .arg(format!("-Clinker={}", cross_gcc(triple)))
+            .arg("-o")
+            .arg(&bin)
+            .arg(util::root().join("xtask/shim/hwprobe.rs")),
+    )?;
+
+    let runner =
+        util::runner(triple).ok_or(format!("no runner for {triple} in .cargo/config.toml"))?;
+    let mut c = Command::new(&runner[0]);
+    c.args(&runner[1..])
+        .arg(&bin)
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    let out = util::output(&mut c)?;
+    println!("probe: {}", out.trim());
+
+    let want: &[(&str, &str)] = match (triple, mask) {
+        (AARCH64, Mask::None) => &[
+            ("neon", "true"),
+            ("aes", "true"),
+            ("pmull", "true"),
+            ("std_aes", "true"),
+        ],
+        (AARCH64, Mask::Crypto) => &[
+            ("neon", "true"),
+            ("aes", "false"),
+            ("pmull", "false"),
+            ("sha2", "false"),
+            ("std_neon", "true"),
+            ("std_aes", "false"),
+            ("std_sha2", "false"),
+        ],
+        _ => &[("neon", "true"), ("aes", "false"), ("pmull", "false")],
+    };
+    for (k, v) in want {
+        let got = out
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(k).and_then(|r| r.strip_prefix('=')));
+        if got != Some(v) {
+            return Err(format!(
+                "the guest should see {k}={v} in this run but the probe says {}; the run would not test what it claims",
+                got.unwrap_or("nothing")
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn host_of(target: Option<&str>) -> &str {
+    target.unwrap_or("-")
+}
+
+pub fn main(args: &[String]) -> Result<(), String> {
+    let o = parse(args)?;
+    let ci = in_ci();
+    let selected: Vec<Step> = steps()
+        .into_iter()
+        .filter(|s| match s.target {
+            None => true,
+            Some(t) => o.targets.is_empty() || o.targets.iter().any(|x| x == t),
+        })
+        .filter(|s| !(o.no_cross && s.qemu))
+        .collect();
+
+    if o.list {
+        for (i, s) in selected.iter().enumerate() {
+            println!("{:2}. {} [{}]", i + 1, s.name, host_of(s.target));
+        }
+        return Ok(());
+    }
+
+    let n = selected.len();
+    let start = Instant::now();
+    let mut results: Vec<(String, String, std::time::Duration)> = Vec::new();
+    let mut failed = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, s) in selected.iter().enumerate() {
+        println!("\n==> [{}/{n}] {}", i + 1, s.name);
+        let (r, d) = timed(|| match prereq::ensure(&s.needs) {
+            Err(why) if ci => Err(format!("prerequisite missing in CI: {why}")),
+            Err(why) => Ok(Some(why)),
+            Ok(()) => (s.action)().map(|()| None),
+        });
+        let status = match r {
+            Ok(None) => "ok".to_owned(),
+            Ok(Some(why)) => {
+                println!("==> SKIPPED [{}]: {why}", s.name);
+                skipped.push(format!("{}: {why}", s.name));
+                "SKIPPED".to_owned()
+            }
+            Err(e) => {
+                println!("==> FAILED [{}]: {e}", s.name);
+                failed.push(format!("{}: {e}", s.name));
+                "FAILED".to_owned()
+            }
+        };
+        println!("==> [{}/{n}] {status} in {}", i + 1, fmt_duration(d));
+        results.push((s.name.clone(), status, d));
+        if !failed.is_empty() && !o.keep_going {
+            break;
+        }
+    }
+
+    println!("\n==> summary (total {})", fmt_duration(start.elapsed()));
+    for (name, status, d) in &results {
+        println!("  {status:<8} {:>7}  {name}", fmt_duration(*d));
+    }
+    for (name, _, _) in selected.iter().map(|s| (&s.name, 0, 0)).skip(results.len()) {
+        println!("  {:<8} {:>7}  {name}", "not run", "");
+    }
+    if !skipped.is_empty() {
+        println!("\nskipped (not tested!):");
+        for s in &skipped {
+            println!("  - {s}");
+        }
+    }
+    if failed.is_empty() {
+        println!(
+            "\ncargo xtask test: {}",
+            if skipped.is_empty() {
+                "all steps passed"
+            } else {
+                "passed, with skipped steps"
+            }
+        );
+        Ok(())
+    } else {
+        Err(format!(
+            "{} step(s) failed:\n  - {}",
+            failed.len(),
+            failed.join("\n  - ")
+        ))
+    }
+}
