@@ -1,0 +1,213 @@
+//! Backend selection: the one dispatch table of this crate.
+//!
+//! Every backend is a module with a type implementing [`Engine`]. Its key
+//! form (the H powers in the backend's layout) can only be built from a
+//! capability token (`Engine::Token`), and the only way to get a token is
+//! `Engine::token()`, which runs the CPU check. Adding a backend is one
+//! module plus one line in [`backends!`] below; the line's position is its
+//! priority.
+//!
+//! Selection: the first available backend in table order, detected once and
+//! cached. `--cfg ghash_ct_backend="NAME"` narrows automatic selection to
+//! that backend (falling back to the portable one if this CPU cannot run
+//! it); [`crate::GHash::new_with_backend`] asks for one at run time and
+//! fails with [`UnsupportedBackend`].
+
+use crate::Block;
+use core::{
+    fmt,
+    sync::atomic::{AtomicU8, Ordering},
+};
+use zeroize::Zeroize;
+
+/// What a backend module provides.
+pub(crate) trait Engine {
+    /// Zero-sized proof that this CPU can run the backend.
+    type Token: Copy;
+    /// The backend's form of the key powers (wiped on drop by [`Keys`]).
+    type Key: Clone + Zeroize;
+    /// Run the CPU check (cached by the backend).
+    fn token() -> Option<Self::Token>;
+    /// Build the key form from H (POLYVAL form).
+    fn new_key(token: Self::Token, h: u128) -> Self::Key;
+    /// Absorb whole blocks into the POLYVAL-form accumulator. `GHASH`:
+    /// blocks are GHASH blocks (byte-reversed on load).
+    fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]);
+}
+
+/// The error returned when a backend was asked for that this build or this
+/// CPU cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsupportedBackend(pub Backend);
+
+impl fmt::Display for UnsupportedBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GHASH backend `{}` is not available on this CPU or in this build", self.0.name())
+    }
+}
+
+impl core::error::Error for UnsupportedBackend {}
+
+macro_rules! backends {
+    ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
+        /// A GHASH/POLYVAL implementation of this crate. Listed in order of
+        /// preference.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Backend {
+            $( #[doc = $doc] $variant, )*
+        }
+
+        impl Backend {
+            /// Every backend this crate knows, compiled in or not, best first.
+            pub const ALL: &'static [Backend] = &[$(Backend::$variant),*];
+
+            /// Short name, as accepted by `--cfg ghash_ct_backend="..."`.
+            pub const fn name(self) -> &'static str {
+                match self { $(Backend::$variant => $name,)* }
+            }
+
+            /// Is this backend compiled in and supported by this CPU?
+            pub fn is_available(self) -> bool {
+                match self {
+                    $(
+                        $(#[$cfg])*
+                        Backend::$variant => <$engine as Engine>::token().is_some(),
+                    )*
+                    #[allow(unreachable_patterns)]
+                    _ => false,
+                }
+            }
+        }
+
+        /// Key powers in the form of one backend.
+        #[derive(Clone)]
+        pub(crate) enum Keys {
+            $( $(#[$cfg])* $variant(<$engine as Engine>::Key), )*
+        }
+
+        impl Keys {
+            pub(crate) fn new(backend: Backend, h: u128) -> Result<Self, UnsupportedBackend> {
+                match backend {
+                    $(
+                        $(#[$cfg])*
+                        Backend::$variant => match <$engine as Engine>::token() {
+                            Some(t) => Ok(Keys::$variant(<$engine as Engine>::new_key(t, h))),
+                            None => Err(UnsupportedBackend(backend)),
+                        },
+                    )*
+                    #[allow(unreachable_patterns)]
+                    _ => Err(UnsupportedBackend(backend)),
+                }
+            }
+
+            pub(crate) fn backend(&self) -> Backend {
+                match self { $( $(#[$cfg])* Keys::$variant(_) => Backend::$variant, )* }
+            }
+
+            #[inline]
+            pub(crate) fn update<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
+                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::update::<GHASH>(k, acc, blocks), )* }
+            }
+        }
+
+        impl Drop for Keys {
+            fn drop(&mut self) {
+                match self { $( $(#[$cfg])* Keys::$variant(k) => k.zeroize(), )* }
+            }
+        }
+    };
+}
+
+// The dispatch table. Order = preference.
+backends! {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Vpclmul512 => crate::x86::vpclmul::Vpclmul512, "vpclmul512",
+        "VPCLMULQDQ on 512-bit vectors (AVX-512), 16 blocks per reduction.";
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Vpclmul256 => crate::x86::vpclmul::Vpclmul256, "vpclmul256",
+        "VPCLMULQDQ on 256-bit vectors (AVX2), 8 blocks per reduction.";
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Pclmul => crate::x86::pclmul::Pclmul, "pclmul",
+        "PCLMULQDQ (128-bit), 8 blocks per reduction.";
+    #[cfg(target_arch = "aarch64")]
+    Pmull => crate::aarch64::pmull::Pmull, "pmull",
+        "ARMv8 64-bit PMULL, aggregated reduction.";
+    #[cfg(target_arch = "aarch64")]
+    Pmull8 => crate::aarch64::pmull8::Pmull8, "pmull8",
+        "AArch64 NEON 8-bit `pmull` (no crypto extension), Camara et al. 2013.";
+    #[cfg(target_arch = "arm")]
+    Vmull8 => crate::arm::vmull8::Vmull8, "vmull8",
+        "ARMv7 NEON 8-bit `vmull.p8` in assembly, Camara et al. 2013.";
+    #[cfg(target_pointer_width = "64")]
+    Soft64 => crate::soft::Soft64, "soft64",
+        "Portable constant-time multiply on 64-bit integer multiplies.";
+    Soft32 => crate::soft::Soft32, "soft32",
+        "Portable constant-time multiply on 32-bit integer multiplies.";
+}
+
+/// The backend forced with `--cfg ghash_ct_backend="..."`, if any.
+const FORCED: Option<&str> = {
+    #[cfg(ghash_ct_backend = "vpclmul512")]
+    { Some("vpclmul512") }
+    #[cfg(ghash_ct_backend = "vpclmul256")]
+    { Some("vpclmul256") }
+    #[cfg(ghash_ct_backend = "pclmul")]
+    { Some("pclmul") }
+    #[cfg(ghash_ct_backend = "pmull")]
+    { Some("pmull") }
+    #[cfg(ghash_ct_backend = "pmull8")]
+    { Some("pmull8") }
+    #[cfg(ghash_ct_backend = "vmull8")]
+    { Some("vmull8") }
+    #[cfg(ghash_ct_backend = "soft64")]
+    { Some("soft64") }
+    #[cfg(ghash_ct_backend = "soft32")]
+    { Some("soft32") }
+    #[cfg(not(ghash_ct_backend))]
+    { None }
+};
+
+static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
+
+impl Backend {
+    /// The backend new keys get: detected once (first available in table
+    /// order, or the `--cfg`-forced one), then cached.
+    pub fn detected() -> Backend {
+        let i = DETECTED.load(Ordering::Relaxed);
+        if let Some(&b) = Self::ALL.get(i as usize) {
+            return b;
+        }
+        let b = Self::select();
+        let i = Self::ALL.iter().position(|&x| x == b).unwrap_or(0);
+        DETECTED.store(i as u8, Ordering::Relaxed);
+        b
+    }
+
+    fn select() -> Backend {
+        let mut candidates = Self::ALL.iter().copied().filter(|b| match FORCED {
+            Some(name) => b.name() == name,
+            None => true,
+        });
+        candidates.find(|b| b.is_available()).unwrap_or(Self::PORTABLE)
+    }
+
+    /// The portable backend of this target (always available).
+    pub const PORTABLE: Backend = {
+        #[cfg(target_pointer_width = "64")]
+        { Backend::Soft64 }
+        #[cfg(not(target_pointer_width = "64"))]
+        { Backend::Soft32 }
+    };
+
+    /// The backends this build can run on this CPU, best first.
+    pub fn available() -> impl Iterator<Item = Backend> {
+        Self::ALL.iter().copied().filter(|b| b.is_available())
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,102 @@
+//! The field GF(2^128) in POLYVAL form, and the policy every backend shares:
+//! domain conversion, Montgomery reduction, and the key powers.
+//!
+//! Technique: RFC 8452 section 3 and appendix A. POLYVAL works on
+//! little-endian field elements (bit i of the 128-bit integer is the
+//! coefficient of x^i), modulo P(x) = x^128 + x^127 + x^126 + x^121 + 1, and
+//! its product is `dot(a, b) = a * b * x^-128`. GHASH is POLYVAL on
+//! byte-reversed blocks with `H' = mulX(ByteReverse(H))` and a byte-reversed
+//! result, so one core serves both (Gueron, "AES-GCM-SIV: specification and
+//! analysis", and the RFC's appendix A). Carry-less multiply instructions
+//! (PCLMULQDQ, PMULL, vmull.p8) compute polynomial products of
+//! little-endian operands directly, so no bit reflection is ever needed.
+//!
+//! Reduction (Montgomery, two 64-bit steps): for a 256-bit product
+//! D = D3:D2:D1:D0, adding D0 * P clears D0, where P's low word contributes
+//! only D0 and its x^121, x^126, x^127 terms are D0 * C with
+//! C = x^63 + x^62 + x^57 (0xC200...00) in the next word; the same again
+//! for D1. The result D3':D2' is D * x^-128 mod P. Cost: two 64x64
+//! carry-less products by the constant C (shifts here, one instruction each
+//! on carry-less-multiply hardware).
+//!
+//! Key powers: `H^1 .. H^n` (in the dot-product sense, `H^(k+1) = dot(H^k, H)`)
+//! are computed once per key, here, by the portable constant-time multiply,
+//! and each backend stores them in its own form. A sum of unreduced products
+//! `X1 * H^n + ... + Xn * H^1` followed by ONE reduction equals n Horner steps
+//! (aggregated reduction, Gueron and Kounavis, "Intel Carry-Less
+//! Multiplication Instruction and its Usage for Computing the GCM Mode",
+//! 2010, section "aggregated reduction").
+
+use zeroize::Zeroize;
+
+/// The reduction constant C = x^63 + x^62 + x^57, as a 64-bit word.
+pub(crate) const POLY_C: u64 = 0xC200_0000_0000_0000;
+
+/// `mulX_POLYVAL` (RFC 8452 appendix A): multiply by x, constant time.
+#[inline]
+pub(crate) fn mulx(v: u128) -> u128 {
+    let carry = 0u128.wrapping_sub(v >> 127);
+    (v << 1) ^ (carry & 0xC200_0000_0000_0000_0000_0000_0000_0001)
+}
+
+/// A GHASH key H (16 bytes, GHASH bit order) as a POLYVAL key.
+#[inline]
+pub(crate) fn ghash_key(h: &[u8; 16]) -> u128 {
+    mulx(u128::from_be_bytes(*h))
+}
+
+/// Read one block as a POLYVAL element: GHASH blocks are byte-reversed.
+#[inline(always)]
+pub(crate) fn load<const GHASH: bool>(b: &[u8; 16]) -> u128 {
+    if GHASH { u128::from_be_bytes(*b) } else { u128::from_le_bytes(*b) }
+}
+
+/// The hash output of a POLYVAL-form accumulator.
+#[inline]
+pub(crate) fn store<const GHASH: bool>(acc: u128) -> [u8; 16] {
+    if GHASH { acc.to_be_bytes() } else { acc.to_le_bytes() }
+}
+
+/// 64x64 carry-less product by the constant C, by shifts (C has 3 bits).
+#[inline(always)]
+fn mul_c(d: u64) -> (u64, u64) {
+    (d << 63 ^ d << 62 ^ d << 57, d >> 1 ^ d >> 2 ^ d >> 7)
+}
+
+/// Montgomery reduction: `(hi:lo) * x^-128 mod P`.
+#[inline(always)]
+pub(crate) fn reduce(lo: u128, hi: u128) -> u128 {
+    let d0 = lo as u64;
+    let d1 = (lo >> 64) as u64;
+    let d2 = hi as u64;
+    let d3 = (hi >> 64) as u64;
+    let (t0, t1) = mul_c(d0);
+    let d1 = d1 ^ t0;
+    let d2 = d2 ^ d0 ^ t1;
+    let (u0, u1) = mul_c(d1);
+    let d2 = d2 ^ u0;
+    let d3 = d3 ^ d1 ^ u1;
+    (d3 as u128) << 64 | d2 as u128
+}
+
+/// `H^1 ..= H^N` (index k holds H^(k+1)), computed once per key.
+pub(crate) struct Powers<const N: usize>(pub(crate) [u128; N]);
+
+impl<const N: usize> Powers<N> {
+    pub(crate) fn new(h: u128) -> Self {
+        let mut p = [0u128; N];
+        let mut cur = h;
+        for slot in p.iter_mut() {
+            *slot = cur;
+            cur = crate::soft::dot(cur, h);
+        }
+        cur.zeroize();
+        Powers(p)
+    }
+}
+
+impl<const N: usize> Drop for Powers<N> {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
