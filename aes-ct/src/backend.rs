@@ -124,6 +124,8 @@ backends! {
     Aesni => crate::x86::aesni::AesNi, "aesni", "AES-NI, 8 blocks interleaved (x86).";
     #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
     Armv8 => crate::aarch64::armv8::ArmV8, "armv8", "ARMv8 Cryptography Extensions (aarch64), 8 blocks interleaved.";
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vpaes"))]
+    Vpaes => crate::hybrid::VpaesEngine, "vpaes", "vpaes alone: vector-permute AES, 1 or 2 blocks interleaved (SSSE3 / NEON).";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
 }
 

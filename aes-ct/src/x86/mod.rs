@@ -5,3 +5,5 @@
 pub(crate) mod aesni;
 #[cfg(feature = "vaes")]
 pub(crate) mod vaes;
+#[cfg(any(feature = "vpaes", feature = "hybrid"))]
+pub(crate) mod vpaes;
