@@ -550,3 +550,16 @@ pub(crate) type BsaesEngine = crate::aarch64::Bsaes;
 /// The hybrid (aarch64: NEON).
 #[cfg(all(target_arch = "aarch64", feature = "neon", feature = "hybrid"))]
 pub(crate) type HybridEngine = crate::aarch64::Hybrid;
+
+// Per-architecture engines for the shared table lines in `backend.rs`
+// (one `Backend` variant per technique, whatever the ISA).
+
+/// vpaes alone (aarch64: NEON `tbl`).
+#[cfg(all(target_arch = "aarch64", feature = "neon", feature = "vpaes"))]
+pub(crate) type VpaesEngine = crate::aarch64::Vpaes;
+/// bsaes alone (aarch64: NEON).
+#[cfg(all(target_arch = "aarch64", feature = "neon", feature = "bsaes"))]
+pub(crate) type BsaesEngine = crate::aarch64::Bsaes;
+/// The hybrid (aarch64: NEON).
+#[cfg(all(target_arch = "aarch64", feature = "neon", feature = "hybrid"))]
+pub(crate) type HybridEngine = crate::aarch64::Hybrid;

@@ -54,7 +54,10 @@ impl Engine for ArmV8 {
     }
 
     fn expand<const NR: usize>(_: ArmV8, ks: &Schedule<NR>) -> Key<NR> {
-        Key { enc: ks.enc, dec: ks.dec() }
+        Key {
+            enc: ks.enc,
+            dec: ks.dec(),
+        }
     }
 
     fn encrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
@@ -175,5 +178,15 @@ macro_rules! impl_dir {
         }
     };
 }
-impl_dir!(BlockCipherEncBackend, encrypt_block, encrypt_par_blocks, enc_n);
-impl_dir!(BlockCipherDecBackend, decrypt_block, decrypt_par_blocks, dec_n);
+impl_dir!(
+    BlockCipherEncBackend,
+    encrypt_block,
+    encrypt_par_blocks,
+    enc_n
+);
+impl_dir!(
+    BlockCipherDecBackend,
+    decrypt_block,
+    decrypt_par_blocks,
+    dec_n
+);

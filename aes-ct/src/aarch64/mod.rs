@@ -3,6 +3,22 @@
 
 #[cfg(feature = "armv8")]
 pub(crate) mod armv8;
+#[cfg(feature = "neon")]
+mod bsaes;
+#[cfg(feature = "neon")]
+mod neon;
+#[cfg(feature = "neon")]
+mod vpaes;
+
+/// vpaes for single blocks and tails, bsaes for batches.
+#[cfg(feature = "neon")]
+pub(crate) type Hybrid = crate::hybrid::Hybrid<vpaes::NeonVpaes, bsaes::NeonBsaes>;
+/// The vpaes side alone.
+#[cfg(feature = "neon")]
+pub(crate) type Vpaes = crate::hybrid::VpaesOnly<vpaes::NeonVpaes>;
+/// The bsaes side alone (long-term bitsliced key).
+#[cfg(feature = "neon")]
+pub(crate) type Bsaes = crate::hybrid::BsaesOnly<vpaes::NeonVpaes, bsaes::NeonBsaes>;
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -40,7 +56,12 @@ pub(crate) mod tests {
             soft.encrypt_blocks(&mut y[..n]);
             assert!(x == y, "{b} encrypt, {n} blocks, key {klen}");
             ours.decrypt_blocks(&mut x[..n]);
-            assert!(x[..n].iter().zip(data.chunks(16)).all(|(a, b)| a.as_slice() == b));
+            assert!(
+                x[..n]
+                    .iter()
+                    .zip(data.chunks(16))
+                    .all(|(a, b)| a.as_slice() == b)
+            );
             // single blocks too
             for i in 0..n {
                 ours.encrypt_block(&mut x[i]);
@@ -51,9 +72,21 @@ pub(crate) mod tests {
 
     /// Every backend of this build that the CPU runs agrees with `soft`.
     pub(crate) fn against_soft(b: Backend) {
-        check::<Aes128>(b, |k, b| Aes128::new_with_backend(k.try_into().expect("len"), b), 16);
-        check::<Aes192>(b, |k, b| Aes192::new_with_backend(k.try_into().expect("len"), b), 24);
-        check::<Aes256>(b, |k, b| Aes256::new_with_backend(k.try_into().expect("len"), b), 32);
+        check::<Aes128>(
+            b,
+            |k, b| Aes128::new_with_backend(k.try_into().expect("len"), b),
+            16,
+        );
+        check::<Aes192>(
+            b,
+            |k, b| Aes192::new_with_backend(k.try_into().expect("len"), b),
+            24,
+        );
+        check::<Aes256>(
+            b,
+            |k, b| Aes256::new_with_backend(k.try_into().expect("len"), b),
+            32,
+        );
     }
 
     #[test]
