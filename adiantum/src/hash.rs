@@ -83,23 +83,28 @@ impl HashVariant for NhPoly1305 {
         st.blocks(&tweak[..whole]);
         let ht = st.finish(&tweak[whole..]);
 
-        // H_L = Poly_{K_L}(NH_{K_N}(pad_128(L))), NH outputs batched by 8.
-        let mut st = key.kl.start();
-        let mut buf = [0u8; 8 * 32];
-        let mut used = 0;
-        for chunk in msg.chunks(nh::CHUNK) {
-            buf[used..used + 32].copy_from_slice(&nh::nh_chunk(key.nh, &key.nh_key, chunk));
-            used += 32;
-            if used == buf.len() {
-                st.blocks(&buf);
-                used = 0;
-            }
-        }
-        st.blocks(&buf[..used]);
-        buf.zeroize();
-        let hl = st.finish(&[]);
+        let hl = nh_poly1305(&key.kl, key.nh, &key.nh_key, msg);
         ht.wrapping_add(hl)
     }
+}
+
+/// `Poly_{K_L}(NH_{K_N}(pad_128(L)))`, Linux's `nhpoly1305` (NH outputs
+/// batched 8 chunks at a time into Poly1305).
+pub(crate) fn nh_poly1305(kl: &PolyKey, nh: Nh, nh_key: &NhKey, msg: &[u8]) -> u128 {
+    let mut st = kl.start();
+    let mut buf = [0u8; 8 * 32];
+    let mut used = 0;
+    for chunk in msg.chunks(nh::CHUNK) {
+        buf[used..used + 32].copy_from_slice(&nh::nh_chunk(nh, nh_key, chunk));
+        used += 32;
+        if used == buf.len() {
+            st.blocks(&buf);
+            used = 0;
+        }
+    }
+    st.blocks(&buf[..used]);
+    buf.zeroize();
+    st.finish(&[])
 }
 
 /// HPolyC's hash: Poly1305 over the padded tweak (with its bit length) and

@@ -399,6 +399,42 @@ pub fn sector_tweak(number: u64) -> [u8; SECTOR_TWEAK] {
     t
 }
 
+/// The building blocks, exposed for the known-answer tests only. Not a
+/// stable API.
+#[doc(hidden)]
+pub mod hazmat {
+    use crate::{Backend, StreamVariant, UnsupportedBackend, backend::Nh, hash, nh, poly, stream};
+
+    /// NH of `msg` (at most 1024 bytes, zero-padded to 16) under a
+    /// 1072-byte key, on `backend`.
+    pub fn nh(backend: Backend, key: &[u8; 1072], msg: &[u8]) -> Result<[u8; 32], UnsupportedBackend> {
+        let nh = Nh::new(backend)?;
+        Ok(nh::nh_chunk(nh, &nh::NhKey::from_bytes(key), msg))
+    }
+
+    /// Linux's NHPoly1305: key = 16-byte Poly1305 `r` || 1072-byte NH key.
+    pub fn nhpoly1305(backend: Backend, key: &[u8; 1088], msg: &[u8]) -> Result<[u8; 16], UnsupportedBackend> {
+        let nh = Nh::new(backend)?;
+        let mut nk = [0u8; 1072];
+        nk.copy_from_slice(&key[16..]);
+        let h = hash::nh_poly1305(&poly::PolyKey::new(&key[..16]), nh, &nh::NhKey::from_bytes(&nk), msg);
+        Ok(h.to_le_bytes())
+    }
+
+    /// `Poly_r(msg)` as a little-endian integer (no `+ s`).
+    pub fn poly1305(r: &[u8; 16], msg: &[u8]) -> u128 {
+        let mut st = poly::PolyKey::new(r).start();
+        let whole = msg.len() - msg.len() % 16;
+        st.blocks(&msg[..whole]);
+        st.finish(&msg[whole..])
+    }
+
+    /// XChaCha keystream XOR for a raw nonce from 64-byte block `block`.
+    pub fn xchacha_xor<S: StreamVariant>(key: &[u8; 32], nonce: &[u8; 24], block: u32, buf: &mut [u8]) -> bool {
+        stream::xor_raw::<S>(key, nonce, block, buf).is_ok()
+    }
+}
+
 fn le128(b: &[u8]) -> u128 {
     let mut a = [0u8; 16];
     a.copy_from_slice(&b[..16]);

@@ -13,7 +13,7 @@
 //! Cost: one HChaCha plus ceil(n/64) ChaCha blocks per call.
 
 use chacha20::cipher::{
-    InOutBuf, KeyIvInit, StreamCipher, StreamCipherError, consts::U24, consts::U32,
+    InOutBuf, KeyIvInit, StreamCipher, StreamCipherError, StreamCipherSeek, consts::U24, consts::U32,
 };
 
 /// Longest stream this module produces: (2^32 - 1) blocks of 64 bytes.
@@ -28,7 +28,7 @@ pub trait StreamVariant: sealed::Sealed {
     /// Name for `Debug`.
     const NAME: &'static str;
     #[doc(hidden)]
-    type Cipher: KeyIvInit<KeySize = U32, IvSize = U24> + StreamCipher;
+    type Cipher: KeyIvInit<KeySize = U32, IvSize = U24> + StreamCipher + StreamCipherSeek;
 }
 
 macro_rules! variant {
@@ -77,4 +77,17 @@ pub(crate) fn xor<S: StreamVariant>(
     nonce[16] = 1;
     let mut c = S::Cipher::new(key.into(), &nonce.into());
     c.try_apply_keystream_inout(buf)
+}
+
+/// XORs the keystream for a raw 24-byte nonce, from 64-byte block `block`
+/// on, over `buf` (for the authors' XChaCha known answers).
+pub(crate) fn xor_raw<S: StreamVariant>(
+    key: &[u8; 32],
+    nonce: &[u8; 24],
+    block: u32,
+    buf: &mut [u8],
+) -> Result<(), StreamCipherError> {
+    let mut c = S::Cipher::new(key.into(), nonce.into());
+    c.try_seek(u64::from(block) * 64).map_err(|_| StreamCipherError)?;
+    c.try_apply_keystream(buf)
 }
