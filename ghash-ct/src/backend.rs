@@ -42,7 +42,11 @@ pub struct UnsupportedBackend(pub Backend);
 
 impl fmt::Display for UnsupportedBackend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GHASH backend `{}` is not available on this CPU or in this build", self.0.name())
+        write!(
+            f,
+            "GHASH backend `{}` is not available on this CPU or in this build",
+            self.0.name()
+        )
     }
 }
 
@@ -149,23 +153,41 @@ backends! {
 /// The backend forced with `--cfg ghash_ct_backend="..."`, if any.
 const FORCED: Option<&str> = {
     #[cfg(ghash_ct_backend = "vpclmul512")]
-    { Some("vpclmul512") }
+    {
+        Some("vpclmul512")
+    }
     #[cfg(ghash_ct_backend = "vpclmul256")]
-    { Some("vpclmul256") }
+    {
+        Some("vpclmul256")
+    }
     #[cfg(ghash_ct_backend = "pclmul")]
-    { Some("pclmul") }
+    {
+        Some("pclmul")
+    }
     #[cfg(ghash_ct_backend = "pmull")]
-    { Some("pmull") }
+    {
+        Some("pmull")
+    }
     #[cfg(ghash_ct_backend = "pmull8")]
-    { Some("pmull8") }
+    {
+        Some("pmull8")
+    }
     #[cfg(ghash_ct_backend = "vmull8")]
-    { Some("vmull8") }
+    {
+        Some("vmull8")
+    }
     #[cfg(ghash_ct_backend = "soft64")]
-    { Some("soft64") }
+    {
+        Some("soft64")
+    }
     #[cfg(ghash_ct_backend = "soft32")]
-    { Some("soft32") }
+    {
+        Some("soft32")
+    }
     #[cfg(not(ghash_ct_backend))]
-    { None }
+    {
+        None
+    }
 };
 
 static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
@@ -189,15 +211,21 @@ impl Backend {
             Some(name) => b.name() == name,
             None => true,
         });
-        candidates.find(|b| b.is_available()).unwrap_or(Self::PORTABLE)
+        candidates
+            .find(|b| b.is_available())
+            .unwrap_or(Self::PORTABLE)
     }
 
     /// The portable backend of this target (always available).
     pub const PORTABLE: Backend = {
         #[cfg(target_pointer_width = "64")]
-        { Backend::Soft64 }
+        {
+            Backend::Soft64
+        }
         #[cfg(not(target_pointer_width = "64"))]
-        { Backend::Soft32 }
+        {
+            Backend::Soft32
+        }
     };
 
     /// The backends this build can run on this CPU, best first.

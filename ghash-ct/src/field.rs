@@ -48,13 +48,21 @@ pub(crate) fn ghash_key(h: &[u8; 16]) -> u128 {
 /// Read one block as a POLYVAL element: GHASH blocks are byte-reversed.
 #[inline(always)]
 pub(crate) fn load<const GHASH: bool>(b: &[u8; 16]) -> u128 {
-    if GHASH { u128::from_be_bytes(*b) } else { u128::from_le_bytes(*b) }
+    if GHASH {
+        u128::from_be_bytes(*b)
+    } else {
+        u128::from_le_bytes(*b)
+    }
 }
 
 /// The hash output of a POLYVAL-form accumulator.
 #[inline]
 pub(crate) fn store<const GHASH: bool>(acc: u128) -> [u8; 16] {
-    if GHASH { acc.to_be_bytes() } else { acc.to_le_bytes() }
+    if GHASH {
+        acc.to_be_bytes()
+    } else {
+        acc.to_le_bytes()
+    }
 }
 
 /// 64x64 carry-less product by the constant C, by shifts (C has 3 bits).

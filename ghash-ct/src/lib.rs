@@ -44,6 +44,8 @@
 pub use universal_hash;
 
 mod backend;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
+mod clmul_key;
 mod field;
 mod soft;
 
@@ -91,7 +93,8 @@ impl<const GHASH: bool> ParBlocksSizeUser for Uhf<'_, GHASH> {
 impl<const GHASH: bool> UhfBackend for Uhf<'_, GHASH> {
     #[inline]
     fn proc_block(&mut self, block: &Block) {
-        self.keys.update::<GHASH>(self.acc, core::slice::from_ref(block));
+        self.keys
+            .update::<GHASH>(self.acc, core::slice::from_ref(block));
     }
 
     #[inline]
@@ -341,5 +344,15 @@ macro_rules! family {
     };
 }
 
-family!(true, "GHASH", GHash, GHashKey, GHashState, GHashRef, |h| field::ghash_key(&h.0));
-family!(false, "POLYVAL", Polyval, PolyvalKey, PolyvalState, PolyvalRef, |h| u128::from_le_bytes(h.0));
+family!(true, "GHASH", GHash, GHashKey, GHashState, GHashRef, |h| {
+    field::ghash_key(&h.0)
+});
+family!(
+    false,
+    "POLYVAL",
+    Polyval,
+    PolyvalKey,
+    PolyvalState,
+    PolyvalRef,
+    |h| u128::from_le_bytes(h.0)
+);

@@ -21,8 +21,8 @@
 //! reduction (`H^4..H^1`). Cost: 75 (soft64) or 144 (soft32) integer
 //! multiplies per block plus one shift-only reduction per 4 blocks.
 
-use crate::field::{Powers, load, reduce};
 use crate::Block;
+use crate::field::{Powers, load, reduce};
 use zeroize::Zeroize;
 
 pub(crate) mod mul32;
@@ -104,7 +104,11 @@ fn prep3<F: Form>(h: u128) -> [F::Y; 3] {
 #[inline(always)]
 fn mul128<F: Form>(x: u128, k: &[F::Y; 3]) -> (u128, u128, u128) {
     let (xl, xh) = (x as u64, (x >> 64) as u64);
-    (F::clmul(xl, &k[0]), F::clmul(xl ^ xh, &k[2]), F::clmul(xh, &k[1]))
+    (
+        F::clmul(xl, &k[0]),
+        F::clmul(xl ^ xh, &k[2]),
+        F::clmul(xh, &k[1]),
+    )
 }
 
 /// The native-width form (used for key powers).
@@ -182,9 +186,20 @@ mod tests {
             s ^= s << 17;
             s
         };
-        let edge = [0u64, 1, u64::MAX, 1 << 63, 0x8000_0000_0000_0001, 0xFFFF_FFFF_0000_0000];
+        let edge = [
+            0u64,
+            1,
+            u64::MAX,
+            1 << 63,
+            0x8000_0000_0000_0001,
+            0xFFFF_FFFF_0000_0000,
+        ];
         for i in 0..2000 {
-            let (x, y) = if i < 36 { (edge[i % 6], edge[i / 6]) } else { (next(), next()) };
+            let (x, y) = if i < 36 {
+                (edge[i % 6], edge[i / 6])
+            } else {
+                (next(), next())
+            };
             let r = clmul_ref(x, y);
             assert_eq!(mul32::Mul32::clmul(x, &mul32::Mul32::prep(y)), r);
             #[cfg(target_pointer_width = "64")]

@@ -18,8 +18,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::Block;
-use crate::field::{POLY_C, Powers};
-use zeroize::Zeroize;
+pub(crate) use crate::clmul_key::ClmulKey;
+use crate::field::POLY_C;
 
 cpufeatures::new!(cpu_pclmul, "pclmulqdq", "ssse3");
 
@@ -29,37 +29,6 @@ const WAYS: usize = 8;
 /// Proof that this CPU has PCLMULQDQ and SSSE3.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
-
-/// Key powers for the x86 backends, in descending order so that a run of
-/// `n` blocks uses `hd[N - n ..]`: `hd[i] = H^(N - i)`, and `md[i]` holds the
-/// Karatsuba middle term `hd[i].lo ^ hd[i].hi` in its low 64 bits.
-#[derive(Clone)]
-pub(crate) struct ClmulKey<T: Copy, const N: usize> {
-    pub(crate) _token: T,
-    pub(crate) hd: [u128; N],
-    pub(crate) md: [u128; N],
-}
-
-impl<T: Copy, const N: usize> ClmulKey<T, N> {
-    pub(crate) fn new(token: T, h: u128) -> Self {
-        let p = Powers::<N>::new(h);
-        let mut hd = [0u128; N];
-        let mut md = [0u128; N];
-        for i in 0..N {
-            let hk = p.0[N - 1 - i];
-            hd[i] = hk;
-            md[i] = (hk ^ hk >> 64) as u64 as u128;
-        }
-        Self { _token: token, hd, md }
-    }
-}
-
-impl<T: Copy, const N: usize> Zeroize for ClmulKey<T, N> {
-    fn zeroize(&mut self) {
-        self.hd.zeroize();
-        self.md.zeroize();
-    }
-}
 
 /// Load 16 bytes (no alignment needed).
 #[inline(always)]
@@ -82,7 +51,11 @@ pub(crate) fn st(p: &mut u128, v: __m128i) {
 pub(crate) fn load_block<const GHASH: bool>(b: &Block) -> __m128i {
     // SAFETY: `b` is a valid reference to 16 readable bytes.
     let x = unsafe { _mm_loadu_si128(b.as_ptr().cast()) };
-    if GHASH { _mm_shuffle_epi8(x, bswap128()) } else { x }
+    if GHASH {
+        _mm_shuffle_epi8(x, bswap128())
+    } else {
+        x
+    }
 }
 
 /// PSHUFB mask reversing the 16 bytes of a block.

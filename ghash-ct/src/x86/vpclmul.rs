@@ -20,7 +20,14 @@ use core::arch::x86_64::*;
 use super::pclmul::{ClmulKey, agg, bswap128, finish, ld, st};
 use crate::Block;
 
-cpufeatures::new!(cpu_vpclmul512, "avx512f", "avx512bw", "vpclmulqdq", "pclmulqdq", "ssse3");
+cpufeatures::new!(
+    cpu_vpclmul512,
+    "avx512f",
+    "avx512bw",
+    "vpclmulqdq",
+    "pclmulqdq",
+    "ssse3"
+);
 cpufeatures::new!(cpu_vpclmul256, "avx2", "vpclmulqdq", "pclmulqdq", "ssse3");
 
 /// Blocks per reduction.
@@ -35,7 +42,11 @@ pub(crate) struct Token512(());
 pub(crate) struct Token256(());
 
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
-fn pass512<const GHASH: bool>(key: &ClmulKey<Token512, WAYS>, acc: __m128i, blocks: &[Block; WAYS]) -> __m128i {
+fn pass512<const GHASH: bool>(
+    key: &ClmulKey<Token512, WAYS>,
+    acc: __m128i,
+    blocks: &[Block; WAYS],
+) -> __m128i {
     let bswap = _mm512_broadcast_i32x4(bswap128());
     let mut lo = _mm512_setzero_si512();
     let mut mid = _mm512_setzero_si512();
@@ -51,7 +62,10 @@ fn pass512<const GHASH: bool>(key: &ClmulKey<Token512, WAYS>, acc: __m128i, bloc
         }
         // SAFETY: hd/md[4j..4j+4] are 64 contiguous readable bytes.
         let (h, k) = unsafe {
-            (_mm512_loadu_si512(key.hd[4 * j..].as_ptr().cast()), _mm512_loadu_si512(key.md[4 * j..].as_ptr().cast()))
+            (
+                _mm512_loadu_si512(key.hd[4 * j..].as_ptr().cast()),
+                _mm512_loadu_si512(key.md[4 * j..].as_ptr().cast()),
+            )
         };
         lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, h));
         hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, h));
@@ -83,7 +97,11 @@ fn update512<const GHASH: bool>(key: &ClmulKey<Token512, WAYS>, acc: &mut u128, 
 }
 
 #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,ssse3")]
-fn pass256<const GHASH: bool>(key: &ClmulKey<Token256, WAYS>, acc: __m128i, blocks: &[Block; WAYS]) -> __m128i {
+fn pass256<const GHASH: bool>(
+    key: &ClmulKey<Token256, WAYS>,
+    acc: __m128i,
+    blocks: &[Block; WAYS],
+) -> __m128i {
     let bswap = _mm256_broadcastsi128_si256(bswap128());
     let mut lo = _mm256_setzero_si256();
     let mut mid = _mm256_setzero_si256();
@@ -99,7 +117,10 @@ fn pass256<const GHASH: bool>(key: &ClmulKey<Token256, WAYS>, acc: __m128i, bloc
         }
         // SAFETY: hd/md[2j..2j+2] are 32 contiguous readable bytes.
         let (h, k) = unsafe {
-            (_mm256_loadu_si256(key.hd[2 * j..].as_ptr().cast()), _mm256_loadu_si256(key.md[2 * j..].as_ptr().cast()))
+            (
+                _mm256_loadu_si256(key.hd[2 * j..].as_ptr().cast()),
+                _mm256_loadu_si256(key.md[2 * j..].as_ptr().cast()),
+            )
         };
         lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128::<0x00>(x, h));
         hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128::<0x11>(x, h));

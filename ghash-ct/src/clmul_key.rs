@@ -1,0 +1,42 @@
+//! The key form shared by the carry-less-multiply backends (PCLMULQDQ,
+//! VPCLMULQDQ, PMULL): H^N..H^1 with Karatsuba middle terms, built from the
+//! powers of `field.rs` (computed once per key).
+
+use crate::field::Powers;
+use zeroize::Zeroize;
+
+/// Key powers for the carry-less-multiply backends (PCLMULQDQ, VPCLMULQDQ,
+/// PMULL), in descending order so that a run of
+/// `n` blocks uses `hd[N - n ..]`: `hd[i] = H^(N - i)`, and `md[i]` holds the
+/// Karatsuba middle term `hd[i].lo ^ hd[i].hi` in its low 64 bits.
+#[derive(Clone)]
+pub(crate) struct ClmulKey<T: Copy, const N: usize> {
+    pub(crate) _token: T,
+    pub(crate) hd: [u128; N],
+    pub(crate) md: [u128; N],
+}
+
+impl<T: Copy, const N: usize> ClmulKey<T, N> {
+    pub(crate) fn new(token: T, h: u128) -> Self {
+        let p = Powers::<N>::new(h);
+        let mut hd = [0u128; N];
+        let mut md = [0u128; N];
+        for i in 0..N {
+            let hk = p.0[N - 1 - i];
+            hd[i] = hk;
+            md[i] = (hk ^ hk >> 64) as u64 as u128;
+        }
+        Self {
+            _token: token,
+            hd,
+            md,
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> Zeroize for ClmulKey<T, N> {
+    fn zeroize(&mut self) {
+        self.hd.zeroize();
+        self.md.zeroize();
+    }
+}
