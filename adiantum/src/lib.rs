@@ -407,17 +407,30 @@ pub mod hazmat {
 
     /// NH of `msg` (at most 1024 bytes, zero-padded to 16) under a
     /// 1072-byte key, on `backend`.
-    pub fn nh(backend: Backend, key: &[u8; 1072], msg: &[u8]) -> Result<[u8; 32], UnsupportedBackend> {
+    pub fn nh(
+        backend: Backend,
+        key: &[u8; 1072],
+        msg: &[u8],
+    ) -> Result<[u8; 32], UnsupportedBackend> {
         let nh = Nh::new(backend)?;
         Ok(nh::nh_chunk(nh, &nh::NhKey::from_bytes(key), msg))
     }
 
     /// Linux's NHPoly1305: key = 16-byte Poly1305 `r` || 1072-byte NH key.
-    pub fn nhpoly1305(backend: Backend, key: &[u8; 1088], msg: &[u8]) -> Result<[u8; 16], UnsupportedBackend> {
+    pub fn nhpoly1305(
+        backend: Backend,
+        key: &[u8; 1088],
+        msg: &[u8],
+    ) -> Result<[u8; 16], UnsupportedBackend> {
         let nh = Nh::new(backend)?;
         let mut nk = [0u8; 1072];
         nk.copy_from_slice(&key[16..]);
-        let h = hash::nh_poly1305(&poly::PolyKey::new(&key[..16]), nh, &nh::NhKey::from_bytes(&nk), msg);
+        let h = hash::nh_poly1305(
+            &poly::PolyKey::new(&key[..16]),
+            nh,
+            &nh::NhKey::from_bytes(&nk),
+            msg,
+        );
         Ok(h.to_le_bytes())
     }
 
@@ -430,7 +443,12 @@ pub mod hazmat {
     }
 
     /// XChaCha keystream XOR for a raw nonce from 64-byte block `block`.
-    pub fn xchacha_xor<S: StreamVariant>(key: &[u8; 32], nonce: &[u8; 24], block: u32, buf: &mut [u8]) -> bool {
+    pub fn xchacha_xor<S: StreamVariant>(
+        key: &[u8; 32],
+        nonce: &[u8; 24],
+        block: u32,
+        buf: &mut [u8],
+    ) -> bool {
         stream::xor_raw::<S>(key, nonce, block, buf).is_ok()
     }
 }

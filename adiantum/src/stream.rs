@@ -13,7 +13,8 @@
 //! Cost: one HChaCha plus ceil(n/64) ChaCha blocks per call.
 
 use chacha20::cipher::{
-    InOutBuf, KeyIvInit, StreamCipher, StreamCipherError, StreamCipherSeek, consts::U24, consts::U32,
+    InOutBuf, KeyIvInit, StreamCipher, StreamCipherError, StreamCipherSeek, consts::U24,
+    consts::U32,
 };
 
 /// Longest stream this module produces: (2^32 - 1) blocks of 64 bytes.
@@ -88,6 +89,7 @@ pub(crate) fn xor_raw<S: StreamVariant>(
     buf: &mut [u8],
 ) -> Result<(), StreamCipherError> {
     let mut c = S::Cipher::new(key.into(), nonce.into());
-    c.try_seek(u64::from(block) * 64).map_err(|_| StreamCipherError)?;
+    c.try_seek(u64::from(block) * 64)
+        .map_err(|_| StreamCipherError)?;
     c.try_apply_keystream(buf)
 }

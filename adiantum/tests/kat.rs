@@ -6,8 +6,9 @@
 //! NHPoly1305, Poly1305 and XChaCha.
 
 use adiantum_ct::{
-    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8, HPolyCXChaCha20, HashVariant,
-    Hbsh, NhPoly1305, StreamVariant, XChaCha8, XChaCha12, XChaCha20, hazmat,
+    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
+    HPolyCXChaCha20, HashVariant, Hbsh, NhPoly1305, StreamVariant, XChaCha8, XChaCha12, XChaCha20,
+    hazmat,
 };
 use cipher::KeyInit;
 use serde_json::Value;
@@ -34,7 +35,12 @@ fn check_one<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>, v: &Value) {
 
     let mut buf = pt.clone();
     c.encrypt(&tweak, &mut buf).expect("encrypt");
-    assert_eq!(hex::encode(&buf), hex::encode(&ct), "encrypt {}", v["description"]);
+    assert_eq!(
+        hex::encode(&buf),
+        hex::encode(&ct),
+        "encrypt {}",
+        v["description"]
+    );
     c.decrypt(&tweak, &mut buf).expect("decrypt");
     assert_eq!(buf, pt, "decrypt back");
 
@@ -62,7 +68,10 @@ fn run_file<S: StreamVariant, H: HashVariant>(
         for c in make(&key) {
             check_one(&c, v);
         }
-        seen.insert((hx(&v["input"]["tweak_hex"]).len(), hx(&v["plaintext_hex"]).len()));
+        seen.insert((
+            hx(&v["input"]["tweak_hex"]).len(),
+            hx(&v["plaintext_hex"]).len(),
+        ));
     }
     let want: BTreeSet<_> = [0usize, 17, 32]
         .iter()
@@ -75,7 +84,8 @@ fn run_file<S: StreamVariant, H: HashVariant>(
 fn every_backend<S: StreamVariant>(key: &[u8; 32]) -> Vec<Hbsh<S, NhPoly1305>> {
     let v: Vec<_> = Backend::available()
         .map(|b| {
-            let c = Hbsh::<S, NhPoly1305>::new_with_backend(key.into(), b).expect("available backend");
+            let c =
+                Hbsh::<S, NhPoly1305>::new_with_backend(key.into(), b).expect("available backend");
             assert_eq!(c.backend(), b);
             c
         })
@@ -86,46 +96,66 @@ fn every_backend<S: StreamVariant>(key: &[u8; 32]) -> Vec<Hbsh<S, NhPoly1305>> {
 
 #[test]
 fn adiantum_xchacha12() {
-    run_file(include_str!("data/Adiantum_XChaCha12_32_AES256.json"), "Adiantum", 12, |k| {
-        every_backend::<XChaCha12>(k)
-    });
+    run_file(
+        include_str!("data/Adiantum_XChaCha12_32_AES256.json"),
+        "Adiantum",
+        12,
+        |k| every_backend::<XChaCha12>(k),
+    );
     // The default type is the same construction.
     let _: Adiantum = Adiantum::new(&[0u8; 32].into());
 }
 
 #[test]
 fn adiantum_xchacha20() {
-    run_file(include_str!("data/Adiantum_XChaCha20_32_AES256.json"), "Adiantum", 20, |k| {
-        every_backend::<XChaCha20>(k)
-    });
+    run_file(
+        include_str!("data/Adiantum_XChaCha20_32_AES256.json"),
+        "Adiantum",
+        20,
+        |k| every_backend::<XChaCha20>(k),
+    );
     let _: AdiantumXChaCha20 = AdiantumXChaCha20::new(&[0u8; 32].into());
 }
 
 #[test]
 fn adiantum_xchacha8() {
-    run_file(include_str!("data/Adiantum_XChaCha8_32_AES256.json"), "Adiantum", 8, |k| {
-        every_backend::<XChaCha8>(k)
-    });
+    run_file(
+        include_str!("data/Adiantum_XChaCha8_32_AES256.json"),
+        "Adiantum",
+        8,
+        |k| every_backend::<XChaCha8>(k),
+    );
     let _: AdiantumXChaCha8 = AdiantumXChaCha8::new(&[0u8; 32].into());
 }
 
 #[test]
 fn hpolyc_xchacha12() {
-    run_file(include_str!("data/HPolyC_XChaCha12_32_AES256.json"), "HPolyC", 12, |k| vec![HPolyC::new(k.into())]);
+    run_file(
+        include_str!("data/HPolyC_XChaCha12_32_AES256.json"),
+        "HPolyC",
+        12,
+        |k| vec![HPolyC::new(k.into())],
+    );
 }
 
 #[test]
 fn hpolyc_xchacha20() {
-    run_file(include_str!("data/HPolyC_XChaCha20_32_AES256.json"), "HPolyC", 20, |k| {
-        vec![HPolyCXChaCha20::new(k.into())]
-    });
+    run_file(
+        include_str!("data/HPolyC_XChaCha20_32_AES256.json"),
+        "HPolyC",
+        20,
+        |k| vec![HPolyCXChaCha20::new(k.into())],
+    );
 }
 
 #[test]
 fn hpolyc_xchacha8() {
-    run_file(include_str!("data/HPolyC_XChaCha8_32_AES256.json"), "HPolyC", 8, |k| {
-        vec![HPolyCXChaCha8::new(k.into())]
-    });
+    run_file(
+        include_str!("data/HPolyC_XChaCha8_32_AES256.json"),
+        "HPolyC",
+        8,
+        |k| vec![HPolyCXChaCha8::new(k.into())],
+    );
 }
 
 #[test]
@@ -134,7 +164,9 @@ fn nh() {
     assert_eq!(vs.len(), 15);
     let mut lens = BTreeSet::new();
     for v in &vs {
-        let key: [u8; 1072] = hx(&v["input"]["key_hex"]).try_into().expect("1072-byte key");
+        let key: [u8; 1072] = hx(&v["input"]["key_hex"])
+            .try_into()
+            .expect("1072-byte key");
         let msg = hx(&v["input"]["message_hex"]);
         lens.insert(msg.len());
         let want = hx(&v["hash_hex"]);
@@ -152,7 +184,9 @@ fn nhpoly1305() {
     assert_eq!(vs.len(), 30);
     let mut lens = BTreeSet::new();
     for v in &vs {
-        let key: [u8; 1088] = hx(&v["input"]["key_hex"]).try_into().expect("1088-byte key");
+        let key: [u8; 1088] = hx(&v["input"]["key_hex"])
+            .try_into()
+            .expect("1088-byte key");
         let msg = hx(&v["input"]["message_hex"]);
         lens.insert(msg.len());
         let want = hx(&v["hash_hex"]);
@@ -167,13 +201,21 @@ fn nhpoly1305() {
 #[test]
 fn poly1305() {
     let mut n = 0;
-    for json in [include_str!("data/Poly1305.json"), include_str!("data/Poly1305_other.json")] {
+    for json in [
+        include_str!("data/Poly1305.json"),
+        include_str!("data/Poly1305_other.json"),
+    ] {
         for v in vectors(json) {
             let r: [u8; 16] = hx(&v["input"]["key_hex"]).try_into().expect("16-byte r");
             let s: [u8; 16] = hx(&v["input"]["mask_hex"]).try_into().expect("16-byte s");
             let msg = hx(&v["input"]["message_hex"]);
             let mac = hazmat::poly1305(&r, &msg).wrapping_add(u128::from_le_bytes(s));
-            assert_eq!(mac.to_le_bytes().to_vec(), hx(&v["mac_hex"]), "Poly1305 {}", v["description"]);
+            assert_eq!(
+                mac.to_le_bytes().to_vec(),
+                hx(&v["mac_hex"]),
+                "Poly1305 {}",
+                v["description"]
+            );
             n += 1;
         }
     }
@@ -186,11 +228,14 @@ fn xchacha_blocks<S: StreamVariant>(json: &str, rounds: u64) {
     for v in vs {
         assert_eq!(v["cipher"]["rounds"], rounds);
         let key: [u8; 32] = hx(&v["input"]["key_hex"]).try_into().expect("32-byte key");
-        let nonce: [u8; 24] = hx(&v["input"]["nonce_hex"]).try_into().expect("24-byte nonce");
+        let nonce: [u8; 24] = hx(&v["input"]["nonce_hex"])
+            .try_into()
+            .expect("24-byte nonce");
         let tests = v["tests"].as_array().expect("tests");
         assert_eq!(tests.len(), 5);
         for t in tests {
-            let offset = u32::try_from(t["input"]["offset"].as_u64().expect("offset")).expect("small offset");
+            let offset = u32::try_from(t["input"]["offset"].as_u64().expect("offset"))
+                .expect("small offset");
             let mut block = [0u8; 64];
             assert!(hazmat::xchacha_xor::<S>(&key, &nonce, offset, &mut block));
             assert_eq!(block.to_vec(), hx(&t["result_hex"]), "block {offset}");
@@ -207,7 +252,9 @@ fn xchacha() {
     assert_eq!(vs.len(), 10);
     for v in vs {
         let key: [u8; 32] = hx(&v["input"]["key_hex"]).try_into().expect("32-byte key");
-        let nonce: [u8; 24] = hx(&v["input"]["nonce_hex"]).try_into().expect("24-byte nonce");
+        let nonce: [u8; 24] = hx(&v["input"]["nonce_hex"])
+            .try_into()
+            .expect("24-byte nonce");
         let mut buf = hx(&v["plaintext_hex"]);
         assert!(hazmat::xchacha_xor::<XChaCha20>(&key, &nonce, 0, &mut buf));
         assert_eq!(buf, hx(&v["ciphertext_hex"]));

@@ -1,0 +1,153 @@
+//! Bad input gives an error and leaves the buffers alone, never a panic:
+//! messages shorter than 16 bytes, HPolyC tweaks longer than the spec's
+//! 32-bit bit length, mismatched output buffers, bad sector sizes and
+//! buffers that are not whole sectors.
+
+use adiantum_ct::{
+    Adiantum, AdiantumXChaCha20, Error, HPolyC, HashVariant, Hbsh, Poly1305Hash, StreamVariant,
+};
+use cipher::KeyInit;
+
+fn short_messages<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>) {
+    for n in 0..16 {
+        let mut buf = vec![0x5au8; n];
+        assert_eq!(
+            c.encrypt(b"tweak", &mut buf),
+            Err(Error::MessageTooShort(n))
+        );
+        assert_eq!(
+            c.decrypt(b"tweak", &mut buf),
+            Err(Error::MessageTooShort(n))
+        );
+        assert!(buf.iter().all(|&b| b == 0x5a), "buffer touched");
+        let mut out = vec![0u8; n];
+        assert_eq!(
+            c.encrypt_to(&[], &buf, &mut out),
+            Err(Error::MessageTooShort(n))
+        );
+        assert_eq!(
+            c.decrypt_to(&[], &buf, &mut out),
+            Err(Error::MessageTooShort(n))
+        );
+        assert!(out.iter().all(|&b| b == 0), "output touched");
+    }
+}
+
+#[test]
+fn messages_shorter_than_16_bytes() {
+    short_messages(&Adiantum::new(&[1u8; 32].into()));
+    short_messages(&AdiantumXChaCha20::new(&[1u8; 32].into()));
+    short_messages(&HPolyC::new(&[1u8; 32].into()));
+}
+
+#[test]
+fn mismatched_output_buffers() {
+    let c = Adiantum::new(&[2u8; 32].into());
+    let input = [7u8; 64];
+    for out_len in [0usize, 16, 63, 65, 128] {
+        let mut out = vec![0u8; out_len];
+        let e = Err(Error::LengthMismatch {
+            input: 64,
+            output: out_len,
+        });
+        assert_eq!(c.encrypt_to(&[], &input, &mut out), e);
+        assert_eq!(c.decrypt_to(&[], &input, &mut out), e);
+        assert!(out.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn oversized_hpolyc_tweak() {
+    let max = <Poly1305Hash as HashVariant>::MAX_TWEAK;
+    assert_eq!(max, (u32::MAX / 8) as usize);
+    // A zeroed allocation is mapped lazily: the check happens before the
+    // tweak is read, so no page of it is touched.
+    let layout = std::alloc::Layout::from_size_align(max + 1, 1).expect("layout");
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        eprintln!("skipped: cannot reserve {} bytes here", max + 1);
+        return;
+    }
+    // SAFETY: `p` points to `max + 1` zeroed bytes owned by this function.
+    let tweak = unsafe { std::slice::from_raw_parts(p, max + 1) };
+    let c = HPolyC::new(&[3u8; 32].into());
+    let mut buf = [9u8; 32];
+    assert_eq!(
+        c.encrypt(tweak, &mut buf),
+        Err(Error::TweakTooLong(max + 1))
+    );
+    assert_eq!(
+        c.decrypt(tweak, &mut buf),
+        Err(Error::TweakTooLong(max + 1))
+    );
+    assert_eq!(buf, [9u8; 32]);
+    // SAFETY: allocated above with this layout, no references remain.
+    unsafe { std::alloc::dealloc(p, layout) };
+}
+
+#[test]
+fn adiantum_accepts_long_tweaks() {
+    // Adiantum's tweak space is every string up to 2^73 bits: no limit.
+    let c = Adiantum::new(&[4u8; 32].into());
+    let tweak = vec![1u8; 100_000];
+    let mut buf = [0u8; 48];
+    c.encrypt(&tweak, &mut buf).expect("long tweak");
+    c.decrypt(&tweak, &mut buf).expect("long tweak");
+    assert_eq!(buf, [0u8; 48]);
+}
+
+#[test]
+fn bad_sectors() {
+    let c = Adiantum::new(&[5u8; 32].into());
+    let mut buf = vec![0x11u8; 4096 * 2 + 512];
+    assert_eq!(
+        c.encrypt_sectors(&mut buf, 4096, 0),
+        Err(Error::NotWholeSectors {
+            len: 4096 * 2 + 512,
+            sector_size: 4096
+        })
+    );
+    assert_eq!(
+        c.decrypt_sectors(&mut buf, 4096, 0),
+        Err(Error::NotWholeSectors {
+            len: 4096 * 2 + 512,
+            sector_size: 4096
+        })
+    );
+    for size in [0usize, 1, 15] {
+        assert_eq!(
+            c.encrypt_sectors(&mut buf, size, 0),
+            Err(Error::BadSectorSize(size))
+        );
+        assert_eq!(
+            c.decrypt_sectors(&mut buf, size, 0),
+            Err(Error::BadSectorSize(size))
+        );
+    }
+    for size in [0usize, 16, 1000, 4095] {
+        assert_eq!(
+            c.encrypt_sectors_512(&mut buf, size, 0),
+            Err(Error::BadSectorSize(size))
+        );
+        assert_eq!(
+            c.decrypt_sectors_512(&mut buf, size, 0),
+            Err(Error::BadSectorSize(size))
+        );
+    }
+    assert!(buf.iter().all(|&b| b == 0x11), "buffer touched");
+    // An empty buffer is zero whole sectors: nothing to do.
+    assert_eq!(c.encrypt_sectors(&mut [], 512, 0), Ok(()));
+}
+
+#[test]
+fn errors_display() {
+    let s = Error::TweakTooLong(5).to_string();
+    assert!(s.contains('5'));
+    let s = Error::LengthMismatch {
+        input: 1,
+        output: 2,
+    }
+    .to_string();
+    assert!(s.contains('1') && s.contains('2'));
+}
