@@ -3,7 +3,9 @@
 
 #[cfg(feature = "aesni")]
 pub(crate) mod aesni;
+#[cfg(any(feature = "bsaes", feature = "hybrid"))]
+pub(crate) mod bsaes;
 #[cfg(feature = "vaes")]
 pub(crate) mod vaes;
-#[cfg(any(feature = "vpaes", feature = "hybrid"))]
+#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
 pub(crate) mod vpaes;
