@@ -25,8 +25,8 @@ mod soft;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
-pub use backend::{Backend, UnsupportedBackend};
 use backend::Keys;
+pub use backend::{Backend, UnsupportedBackend};
 
 use cipher::{
     AlgorithmName, Array, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncClosure,
@@ -43,8 +43,13 @@ macro_rules! common {
         impl $name {
             /// Make a key that uses `backend`, or fail if this build or CPU
             /// cannot run it.
-            pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
-                Ok(Self { keys: Keys::new(backend, key)? })
+            pub fn new_with_backend(
+                key: &Key<Self>,
+                backend: Backend,
+            ) -> Result<Self, UnsupportedBackend> {
+                Ok(Self {
+                    keys: Keys::new(backend, key)?,
+                })
             }
 
             /// The backend this key uses.
@@ -76,7 +81,11 @@ macro_rules! common {
 
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!(stringify!($name), " {{ backend: {}, .. }}"), self.backend())
+                write!(
+                    f,
+                    concat!(stringify!($name), " {{ backend: {}, .. }}"),
+                    self.backend()
+                )
             }
         }
 
@@ -105,14 +114,14 @@ macro_rules! define_aes {
         pub struct $enc {
             keys: Keys<$nr>,
         }
-        common!($enc, $ks, $nr, stringify!($name));
+        common!($enc, $ks, $nr, stringify!($enc));
 
         #[doc = concat!($doc, " block cipher (decrypt-only).")]
         #[derive(Clone)]
         pub struct $dec {
             keys: Keys<$nr>,
         }
-        common!($dec, $ks, $nr, stringify!($name));
+        common!($dec, $ks, $nr, stringify!($dec));
 
         impl BlockCipherEncrypt for $name {
             #[inline]
@@ -141,7 +150,9 @@ macro_rules! define_aes {
 
         impl From<&$enc> for $name {
             fn from(e: &$enc) -> Self {
-                Self { keys: e.keys.clone() }
+                Self {
+                    keys: e.keys.clone(),
+                }
             }
         }
         impl From<$enc> for $name {
@@ -151,7 +162,9 @@ macro_rules! define_aes {
         }
         impl From<&$enc> for $dec {
             fn from(e: &$enc) -> Self {
-                Self { keys: e.keys.clone() }
+                Self {
+                    keys: e.keys.clone(),
+                }
             }
         }
         impl From<$enc> for $dec {
@@ -161,12 +174,16 @@ macro_rules! define_aes {
         }
         impl From<&$name> for $enc {
             fn from(e: &$name) -> Self {
-                Self { keys: e.keys.clone() }
+                Self {
+                    keys: e.keys.clone(),
+                }
             }
         }
         impl From<&$name> for $dec {
             fn from(e: &$name) -> Self {
-                Self { keys: e.keys.clone() }
+                Self {
+                    keys: e.keys.clone(),
+                }
             }
         }
     };
