@@ -363,7 +363,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         if size < MIN_MESSAGE || (size - MIN_MESSAGE) as u64 > stream::MAX_BULK {
             return Err(Error::BadSectorSize(size));
         }
-        if buf.len() % size != 0 {
+        if !buf.len().is_multiple_of(size) {
             return Err(Error::NotWholeSectors {
                 len: buf.len(),
                 sector_size: size,
@@ -384,7 +384,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
 }
 
 fn step_512(sector_size: usize) -> Result<u64, Error> {
-    if sector_size == 0 || sector_size % 512 != 0 {
+    if sector_size == 0 || !sector_size.is_multiple_of(512) {
         return Err(Error::BadSectorSize(sector_size));
     }
     Ok((sector_size / 512) as u64)

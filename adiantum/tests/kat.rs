@@ -100,7 +100,7 @@ fn adiantum_xchacha12() {
         include_str!("data/Adiantum_XChaCha12_32_AES256.json"),
         "Adiantum",
         12,
-        |k| every_backend::<XChaCha12>(k),
+        every_backend::<XChaCha12>,
     );
     // The default type is the same construction.
     let _: Adiantum = Adiantum::new(&[0u8; 32].into());
@@ -112,7 +112,7 @@ fn adiantum_xchacha20() {
         include_str!("data/Adiantum_XChaCha20_32_AES256.json"),
         "Adiantum",
         20,
-        |k| every_backend::<XChaCha20>(k),
+        every_backend::<XChaCha20>,
     );
     let _: AdiantumXChaCha20 = AdiantumXChaCha20::new(&[0u8; 32].into());
 }
@@ -123,7 +123,7 @@ fn adiantum_xchacha8() {
         include_str!("data/Adiantum_XChaCha8_32_AES256.json"),
         "Adiantum",
         8,
-        |k| every_backend::<XChaCha8>(k),
+        every_backend::<XChaCha8>,
     );
     let _: AdiantumXChaCha8 = AdiantumXChaCha8::new(&[0u8; 32].into());
 }

@@ -98,7 +98,7 @@ fn changed_blocks(a: &[u8], b: &[u8]) -> (usize, usize) {
         .zip(b.chunks_exact(16))
         .filter(|(x, y)| x != y)
         .count();
-    if a.len() % 16 != 0 {
+    if !a.len().is_multiple_of(16) {
         total += 1;
         changed += usize::from(a[a.len() - 16..] != b[b.len() - 16..]);
     }
