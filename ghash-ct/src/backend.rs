@@ -84,8 +84,10 @@ macro_rules! backends {
             }
         }
 
-        /// Key powers in the form of one backend.
+        /// Key powers in the form of one backend. Stored inline (no_std, no
+        /// allocation); the variants differ in size by design.
         #[derive(Clone)]
+        #[allow(clippy::large_enum_variant)]
         pub(crate) enum Keys {
             $( $(#[$cfg])* $variant(<$engine as Engine>::Key), )*
         }
@@ -140,7 +142,7 @@ backends! {
     #[cfg(target_arch = "aarch64")]
     Pmull8 => crate::aarch64::pmull8::Pmull8, "pmull8",
         "AArch64 NEON 8-bit `pmull` (no crypto extension), Camara et al. 2013.";
-    #[cfg(target_arch = "arm")]
+    #[cfg(all(target_arch = "arm", target_os = "linux"))]
     Vmull8 => crate::arm::vmull8::Vmull8, "vmull8",
         "ARMv7 NEON 8-bit `vmull.p8` in assembly, Camara et al. 2013.";
     #[cfg(target_pointer_width = "64")]

@@ -5,6 +5,10 @@
 use crate::field::Powers;
 use zeroize::Zeroize;
 
+/// The reduction constant C = x^63 + x^62 + x^57 (see `field.rs`), as a
+/// 64-bit word for one carry-less multiply.
+pub(crate) const POLY_C: u64 = 0xC200_0000_0000_0000;
+
 /// Key powers for the carry-less-multiply backends (PCLMULQDQ, VPCLMULQDQ,
 /// PMULL), in descending order so that a run of
 /// `n` blocks uses `hd[N - n ..]`: `hd[i] = H^(N - i)`, and `md[i]` holds the

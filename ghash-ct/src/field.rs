@@ -29,9 +29,6 @@
 
 use zeroize::Zeroize;
 
-/// The reduction constant C = x^63 + x^62 + x^57, as a 64-bit word.
-pub(crate) const POLY_C: u64 = 0xC200_0000_0000_0000;
-
 /// `mulX_POLYVAL` (RFC 8452 appendix A): multiply by x, constant time.
 #[inline]
 pub(crate) fn mulx(v: u128) -> u128 {

@@ -51,7 +51,7 @@ mod soft;
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
-#[cfg(target_arch = "arm")]
+#[cfg(all(target_arch = "arm", target_os = "linux"))]
 mod arm;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;

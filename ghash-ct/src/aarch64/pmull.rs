@@ -13,7 +13,7 @@ use core::arch::aarch64::*;
 
 use crate::Block;
 use crate::clmul_key::ClmulKey;
-use crate::field::POLY_C;
+use crate::clmul_key::POLY_C;
 
 cpufeatures::new!(cpu_pmull, "aes");
 

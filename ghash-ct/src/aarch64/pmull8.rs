@@ -22,6 +22,7 @@
 //!   over a whole run of blocks (products with `H^n..H^1`) and placed once
 //!   per run, together with one Karatsuba fix-up and one reduction: the
 //!   placement is amortised like the reduction.
+//!
 //! Cost per block: 24 byte multiplies, 24 XORs, ~8 rotations and key loads;
 //! per run of `WAYS` blocks: ~70 placement ops and a shift-only reduction.
 

@@ -19,7 +19,7 @@ use core::arch::x86_64::*;
 
 use crate::Block;
 pub(crate) use crate::clmul_key::ClmulKey;
-use crate::field::POLY_C;
+use crate::clmul_key::POLY_C;
 
 cpufeatures::new!(cpu_pclmul, "pclmulqdq", "ssse3");
 
