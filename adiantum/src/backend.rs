@@ -128,31 +128,18 @@ backends! {
 }
 
 /// The backend forced with `--cfg adiantum_ct_backend="..."`, if any.
-const FORCED: Option<&str> = {
-    #[cfg(adiantum_ct_backend = "soft")]
-    {
-        Some("soft")
-    }
-    #[cfg(adiantum_ct_backend = "sse2")]
-    {
-        Some("sse2")
-    }
-    #[cfg(adiantum_ct_backend = "avx2")]
-    {
-        Some("avx2")
-    }
-    #[cfg(adiantum_ct_backend = "neon")]
-    {
-        Some("neon")
-    }
-    #[cfg(adiantum_ct_backend = "neon-asm")]
-    {
-        Some("neon-asm")
-    }
-    #[cfg(not(adiantum_ct_backend))]
-    {
-        None
-    }
+const FORCED: Option<&str> = if cfg!(adiantum_ct_backend = "soft") {
+    Some("soft")
+} else if cfg!(adiantum_ct_backend = "sse2") {
+    Some("sse2")
+} else if cfg!(adiantum_ct_backend = "avx2") {
+    Some("avx2")
+} else if cfg!(adiantum_ct_backend = "neon") {
+    Some("neon")
+} else if cfg!(adiantum_ct_backend = "neon-asm") {
+    Some("neon-asm")
+} else {
+    None
 };
 
 static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);

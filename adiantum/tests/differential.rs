@@ -90,10 +90,38 @@ fn expected_backends_available() {
     // The armv7 runner is qemu-arm -cpu cortex-a15, which has NEON.
     #[cfg(all(target_arch = "arm", target_os = "linux"))]
     assert!(avail.contains(&Backend::NeonAsm));
-    #[cfg(adiantum_ct_backend = "soft")]
-    assert_eq!(Backend::detected(), Backend::Soft);
-    #[cfg(not(adiantum_ct_backend))]
-    assert_eq!(Backend::detected(), avail[0]);
+    // Forced with --cfg adiantum_ct_backend="...": that one, if it can run.
+    for &b in Backend::ALL {
+        if cfg!(adiantum_ct_backend = "soft") && b == Backend::Soft
+            || cfg!(adiantum_ct_backend = "sse2") && b.name() == "sse2"
+            || cfg!(adiantum_ct_backend = "avx2") && b.name() == "avx2"
+            || cfg!(adiantum_ct_backend = "neon") && b.name() == "neon"
+            || cfg!(adiantum_ct_backend = "neon-asm") && b.name() == "neon-asm"
+        {
+            let want = if b.is_available() { b } else { Backend::Soft };
+            assert_eq!(Backend::detected(), want);
+            assert_eq!(
+                adiantum_ct::Adiantum::new(&[0u8; 32].into()).backend(),
+                want
+            );
+        }
+    }
+    let forced = ["soft", "sse2", "avx2", "neon", "neon-asm"]
+        .iter()
+        .any(|n| {
+            (cfg!(adiantum_ct_backend = "soft") && *n == "soft")
+                || (cfg!(adiantum_ct_backend = "sse2") && *n == "sse2")
+                || (cfg!(adiantum_ct_backend = "avx2") && *n == "avx2")
+                || (cfg!(adiantum_ct_backend = "neon") && *n == "neon")
+                || (cfg!(adiantum_ct_backend = "neon-asm") && *n == "neon-asm")
+        });
+    if !forced {
+        assert_eq!(
+            Backend::detected(),
+            avail[0],
+            "best available backend is the default"
+        );
+    }
     // Backends that cannot run here are refused, not faked.
     for &b in Backend::ALL {
         let r = adiantum_ct::Adiantum::new_with_backend(&[0u8; 32].into(), b);
