@@ -29,8 +29,14 @@ pub(crate) trait Engine {
     fn token() -> Option<Self::Token>;
     /// Derive the backend's key form from the standard schedule.
     fn expand<const NR: usize>(token: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
-    fn encrypt<const NR: usize>(key: &Self::Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>);
-    fn decrypt<const NR: usize>(key: &Self::Key<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>);
+    fn encrypt<const NR: usize>(
+        key: &Self::Key<NR>,
+        f: impl BlockCipherEncClosure<BlockSize = U16>,
+    );
+    fn decrypt<const NR: usize>(
+        key: &Self::Key<NR>,
+        f: impl BlockCipherDecClosure<BlockSize = U16>,
+    );
 }
 
 /// The error returned when a backend was asked for that this build or this
@@ -40,7 +46,11 @@ pub struct UnsupportedBackend(pub Backend);
 
 impl fmt::Display for UnsupportedBackend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "AES backend `{}` is not available on this CPU or in this build", self.0.name())
+        write!(
+            f,
+            "AES backend `{}` is not available on this CPU or in this build",
+            self.0.name()
+        )
     }
 }
 
@@ -64,6 +74,12 @@ macro_rules! backends {
                 match self { $(Backend::$variant => $name,)* }
             }
 
+            /// The backend forced with `--cfg aes_ct_backend="NAME"`, if any.
+            pub const fn forced() -> Option<Backend> {
+                $( if cfg!(aes_ct_backend = $name) { return Some(Backend::$variant); } )*
+                None
+            }
+
             /// Is this backend compiled in and supported by this CPU?
             pub fn is_available(self) -> bool {
                 match self {
@@ -79,6 +95,7 @@ macro_rules! backends {
 
         /// A key in the form of one backend.
         #[derive(Clone)]
+        #[allow(clippy::large_enum_variant, reason = "long-lived keys; no_std has no Box")]
         pub(crate) enum Keys<const NR: usize> {
             $( $(#[$cfg])* $variant(<$engine as Engine>::Key<NR>), )*
         }
@@ -142,28 +159,6 @@ backends! {
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
 }
 
-/// The backend forced with `--cfg aes_ct_backend="..."`, if any.
-const FORCED: Option<&str> = {
-    #[cfg(aes_ct_backend = "soft")]
-    { Some("soft") }
-    #[cfg(aes_ct_backend = "aesni")]
-    { Some("aesni") }
-    #[cfg(aes_ct_backend = "vaes")]
-    { Some("vaes") }
-    #[cfg(aes_ct_backend = "vpaes")]
-    { Some("vpaes") }
-    #[cfg(aes_ct_backend = "bsaes")]
-    { Some("bsaes") }
-    #[cfg(aes_ct_backend = "hybrid")]
-    { Some("hybrid") }
-    #[cfg(aes_ct_backend = "armv8")]
-    { Some("armv8") }
-    #[cfg(aes_ct_backend = "neon")]
-    { Some("neon") }
-    #[cfg(not(aes_ct_backend))]
-    { None }
-};
-
 static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
 
 impl Backend {
@@ -181,8 +176,8 @@ impl Backend {
     }
 
     fn select() -> Backend {
-        let candidates = Self::ALL.iter().copied().filter(|b| match FORCED {
-            Some(name) => b.name() == name,
+        let candidates = Self::ALL.iter().copied().filter(|&b| match Self::forced() {
+            Some(f) => b == f,
             None => true,
         });
         for b in candidates {

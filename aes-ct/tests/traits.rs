@@ -53,9 +53,12 @@ fn detected_backend_is_available_and_used() {
     assert_eq!(Aes128::new(&[0u8; 16].into()).backend(), d);
     assert_eq!(Backend::detected(), d, "cached");
     // The first available backend in table order is the detected one, unless
-    // a --cfg forces another.
-    if std::env::var("AES_CT_FORCED").is_err() {
-        assert_eq!(Backend::available().next(), Some(d));
+    // `--cfg aes_ct_backend="..."` forces another (then that one, if this CPU
+    // can run it, else the portable one).
+    match Backend::forced() {
+        None => assert_eq!(Backend::available().next(), Some(d)),
+        Some(f) if f.is_available() => assert_eq!(d, f),
+        Some(_) => assert_eq!(d, Backend::Soft),
     }
-    eprintln!("detected: {d}");
+    eprintln!("detected: {d}, forced: {:?}", Backend::forced());
 }
