@@ -151,7 +151,7 @@ impl Word for Nq {
     /// The circuit only rotates by whole rows (32 bits): one `ext`.
     #[inline(always)]
     fn rotr(self, n: u32) -> Self {
-        if n % 8 == 0 {
+        if n.is_multiple_of(8) {
             Nq(rotr_bytes(self.0, n / 8))
         } else {
             Self::from_u128(self.to_u128().rotate_right(n))
@@ -198,8 +198,55 @@ const fn rot_rows(k: usize) -> [u8; 16] {
     }
     t
 }
-const SR: [u8; 16] = rot_rows(1);
 const INV_SR: [u8; 16] = rot_rows(3);
+
+/// Fixslicing (A. Adomnicai, T. Peyrin, "Fixslicing AES-like ciphers",
+/// TCHES 2021(1)): encryption never applies ShiftRows. After `j` skipped
+/// ShiftRows the held state `H` and the real one `T` relate by
+/// `T(r, c) = H(r, c + j r)` (`j` mod 4), so MixColumns reads its "row
+/// below" at `(r + 1, c + j)` and its "two rows below" at `(r + 2, c + 2j)`:
+/// still one `tbl` each (as the `ext` of plain MixColumns), and the 8
+/// ShiftRows `tbl` of every round disappear. Round key `i` is stored in the
+/// held form of round `i`; one fix-up permutation ends the cipher.
+const fn skew_rows(rows: usize, j: usize) -> [u8; 16] {
+    let mut t = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        let (r, c) = (i / 4, i % 4);
+        t[i] = (4 * ((r + rows) % 4) + (c + rows * j) % 4) as u8;
+        i += 1;
+    }
+    t
+}
+
+/// `tbl` indices for round `j` (mod 4): row below, two rows below.
+const MC_IDX: [[[u8; 16]; 2]; 4] = {
+    let mut t = [[[0u8; 16]; 2]; 4];
+    let mut j = 0;
+    while j < 4 {
+        t[j] = [skew_rows(1, j), skew_rows(2, j)];
+        j += 1;
+    }
+    t
+};
+
+/// Round key `i` in held form: `K_h(r, c) = K(r, c - j r)`, composed with
+/// [`TRANSPOSE`] (FIPS byte order in, row-major out).
+const KEY_IDX: [[u8; 16]; 4] = {
+    let mut t = [[0u8; 16]; 4];
+    let mut j = 0;
+    while j < 4 {
+        let mut i = 0;
+        while i < 16 {
+            let (r, c) = (i / 4, i % 4);
+            let c0 = (c + 4 * 4 - j * r) % 4;
+            t[j][i] = (4 * c0 + r) as u8;
+            i += 1;
+        }
+        j += 1;
+    }
+    t
+};
 
 #[inline(always)]
 fn idx(t: &[u8; 16]) -> uint8x16_t {
@@ -256,7 +303,13 @@ pub(crate) fn from_planes(q: &mut [Nq; 8]) {
 /// `0xff` if bit `k` of byte (`r`, `c`) is set.
 #[inline(always)]
 pub(crate) fn convert_key(rk: &[u8; 16]) -> [Nq; 8] {
-    let x = Nq::from_bytes(rk).shuffle(idx(&TRANSPOSE)).0;
+    convert_key_skewed(rk, 0)
+}
+
+/// [`convert_key`] in the held form of fixsliced round `j` (mod 4).
+#[inline(always)]
+fn convert_key_skewed(rk: &[u8; 16], j: usize) -> [Nq; 8] {
+    let x = Nq::from_bytes(rk).shuffle(idx(&KEY_IDX[j % 4])).0;
     core::array::from_fn(|k| Nq(vtstq_u8(x, vdupq_n_u8(1 << k))))
 }
 
@@ -288,13 +341,18 @@ impl<const NR: usize> Planes<NR> {
         Planes(p)
     }
 
-    /// Encryption form: round keys 1..=NR also carry the S-box's constant
+    /// Encryption form: fixsliced (see [`MC_IDX`]); round keys 1..=NR
+    /// also carry the S-box's constant
     /// 0x63 (bits 0, 1, 5, 6), which [`bitslice::sbox_no_const`] leaves
     /// out: ShiftRows and MixColumns map a state of equal bytes `c` to
     /// itself, so `c` can move to the next AddRoundKey.
     #[inline(always)]
     fn folded(enc: &[[u8; 16]; 15]) -> Self {
-        let mut p = Self::plain(enc);
+        let mut p = [[Nq::default(); 8]; 15];
+        for i in 0..=NR {
+            p[i] = convert_key_skewed(&enc[i], i);
+        }
+        let mut p = Planes(p);
         for r in p.0.iter_mut().take(NR + 1).skip(1) {
             for k in [0, 1, 5, 6] {
                 r[k] = !r[k];
@@ -306,21 +364,21 @@ impl<const NR: usize> Planes<NR> {
     /// Encrypt 8 blocks held as planes (key from [`Planes::folded`]).
     #[inline(always)]
     fn encrypt(&self, q: &mut [Nq; 8]) {
-        let sr = idx(&SR);
         ark(q, &self.0[0]);
         for i in 1..NR {
             bitslice::sbox_no_const(q);
-            for x in q.iter_mut() {
-                *x = x.shuffle(sr);
-            }
-            bitslice::mix_columns(q);
+            mix_columns_skewed(q, i % 4);
             ark(q, &self.0[i]);
         }
         bitslice::sbox_no_const(q);
-        for x in q.iter_mut() {
-            *x = x.shuffle(sr);
-        }
         ark(q, &self.0[NR]);
+        // Undo the skew of NR skipped ShiftRows: T(r, c) = H(r, c + NR r).
+        if !NR.is_multiple_of(4) {
+            let fix = idx(&rot_rows(NR % 4));
+            for x in q.iter_mut() {
+                *x = x.shuffle(fix);
+            }
+        }
     }
 
     /// Decrypt 8 blocks held as planes (key from [`Planes::plain`];
@@ -344,7 +402,7 @@ impl<const NR: usize> Planes<NR> {
         ark(q, &self.0[0]);
     }
 
-    #[inline(always)]
+    #[inline(never)]
     fn run(&self, mut b: InOut<'_, '_, Array<Block, U8>>, dec: bool) {
         let mut q = {
             let inp = b.get_in();
@@ -361,6 +419,26 @@ impl<const NR: usize> Planes<NR> {
             wipe1(x);
         }
     }
+}
+
+/// MixColumns on the held state of fixsliced round `j` (see [`MC_IDX`]):
+/// `out = 2 (a_r ^ a_{r+1}) ^ a_{r+1} ^ (a_{r+2} ^ a_{r+3})` per bit plane,
+/// with the carry of the doubling into planes 1, 3, 4 (x^8 = x^4 + x^3 +
+/// x + 1). 16 `tbl` + 27 XOR.
+#[inline(always)]
+fn mix_columns_skewed(q: &mut [Nq; 8], j: usize) {
+    let (p1, p2) = (idx(&MC_IDX[j][0]), idx(&MC_IDX[j][1]));
+    let r: [Nq; 8] = core::array::from_fn(|i| q[i].shuffle(p1));
+    let a: [Nq; 8] = core::array::from_fn(|i| q[i] ^ r[i]);
+    let s: [Nq; 8] = core::array::from_fn(|i| a[i].shuffle(p2) ^ r[i]);
+    q[0] = a[7] ^ s[0];
+    q[1] = a[0] ^ a[7] ^ s[1];
+    q[2] = a[1] ^ s[2];
+    q[3] = a[2] ^ a[7] ^ s[3];
+    q[4] = a[3] ^ a[7] ^ s[4];
+    q[5] = a[4] ^ s[5];
+    q[6] = a[5] ^ s[6];
+    q[7] = a[6] ^ s[7];
 }
 
 #[inline(always)]
