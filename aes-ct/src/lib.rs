@@ -17,6 +17,8 @@ pub use cipher;
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod backend;
+#[doc(hidden)]
+pub mod hazmat;
 mod hybrid;
 mod schedule;
 #[cfg(feature = "self-test")]

@@ -1,2 +1,436 @@
-//! Placeholder: arrives with its own issue.
+//! Constant-time AES-GCM, a drop-in for RustCrypto `aes-gcm` 0.11.
+//!
+//! Same public surface: [`AesGcm<Aes, NonceSize, TagSize>`](AesGcm) over any
+//! `Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>`, the
+//! [`Aes128Gcm`], [`Aes192Gcm`], [`Aes256Gcm`] aliases (over `aes_ct`'s
+//! constant-time AES, re-exported as [`aes`]), [`Nonce`], [`Tag`],
+//! [`TagSize`], the limits [`A_MAX`] and [`P_MAX`], and [`aead`] re-exported
+//! with `AeadInOut` (and `Aead` with `alloc`), `KeyInit` and `ZeroizeOnDrop`.
+//! Switching is a one-line change of the crate name.
+//!
+//! # Paths
+//! Chosen once at key setup (see [`Backend`]): a fused AES + GHASH loop
+//! when the cipher is one of our `aes_ct` types and the CPU has the
+//! instructions (x86_64 AES-NI + PCLMULQDQ), otherwise the generic path:
+//! the message's CTR keystream through ONE `encrypt_with_backend` call of
+//! the cipher, alternating in 2 KiB chunks with constant-time GHASH
+//! (`ghash_ct`, key powers computed once per key) over the ciphertext while
+//! it is in cache. `--cfg aes_gcm_ct_backend="generic"` (or
+//! `"aesni-clmul"`) forces a path; [`AesGcm::new_with_backend`] asks for one
+//! at run time; [`AesGcm::backend`] tells which one a key uses.
+//!
+//! # Decryption
+//! One pass: each chunk of ciphertext is hashed, then decrypted into the
+//! output. The expected tag is compared with the given one in constant time
+//! at the end; on a mismatch the keystream is applied once more over the
+//! output, which turns the released plaintext back into the ciphertext
+//! (in place: the buffer is as it was; out of place: the output holds a
+//! copy of the ciphertext), and [`Error`] is returned. No unauthenticated
+//! plaintext is left in any buffer the caller can see.
+//!
+//! # Differences from RustCrypto `aes-gcm`
+//! * `KeyInit` additionally requires `Aes: 'static` (every AES type is):
+//!   it is how a key recognises our `aes_ct` types to take a fused path.
+//!   `From<Aes>` has exactly RustCrypto's bounds and always takes the
+//!   generic path.
+//! * A zero-length nonce (`NonceSize = U0`) is an error, not a tag.
+//! * `ZeroizeOnDrop` does not need the `zeroize` feature: secrets (round
+//!   keys, H and its powers, E_K(J0), keystream on the stack) are always
+//!   wiped.
+//!
+//! ```
+//! use aes_gcm_ct::{aead::{Aead, KeyInit}, Aes256Gcm, Nonce};
+//! let cipher = Aes256Gcm::new(&[7u8; 32].into());
+//! let nonce = Nonce::from([1u8; 12]); // MUST be unique per message
+//! let ct = cipher.encrypt(&nonce, b"plaintext message".as_ref()).unwrap();
+//! assert_eq!(cipher.decrypt(&nonce, ct.as_ref()).unwrap(), b"plaintext message");
+//! ```
 #![no_std]
+#![warn(missing_docs)]
+
+pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
+#[cfg(feature = "aes")]
+pub use aes_ct as aes;
+pub use backend::{Backend, UnsupportedBackend};
+
+mod backend;
+mod generic;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use aead::{TagPosition, inout::InOutBuf};
+use backend::Fused;
+use cipher::{
+    BlockCipherEncrypt, BlockSizeUser,
+    array::{Array, ArraySize},
+    consts::U16,
+};
+use core::{fmt, marker::PhantomData};
+use ghash_ct::{GHashKey, GHashState};
+use zeroize::Zeroize;
+
+#[cfg(feature = "aes")]
+use cipher::consts::U12;
+
+/// Maximum length of associated data in bytes (as RustCrypto `aes-gcm`).
+pub const A_MAX: u64 = (1 << 61) - 1;
+
+/// Maximum length of plaintext in bytes (as RustCrypto `aes-gcm`).
+pub const P_MAX: u64 = (1 << 36) - 32;
+
+/// AES-GCM nonces.
+pub type Nonce<NonceSize> = Array<u8, NonceSize>;
+
+/// AES-GCM tags.
+pub type Tag<TagSize = U16> = Array<u8, TagSize>;
+
+/// A 16-byte block.
+type Block = Array<u8, U16>;
+
+/// Trait implemented for valid tag sizes: `U12` to `U16`, plus `U4` and
+/// `U8` with the `hazmat` feature (as RustCrypto `aes-gcm`).
+pub trait TagSize: private::SealedTagSize {}
+
+impl<T: private::SealedTagSize> TagSize for T {}
+
+mod private {
+    use cipher::{array::ArraySize, consts, typenum::Unsigned};
+
+    pub trait SealedTagSize: ArraySize + Unsigned {}
+
+    #[cfg(feature = "hazmat")]
+    impl SealedTagSize for consts::U4 {}
+    #[cfg(feature = "hazmat")]
+    impl SealedTagSize for consts::U8 {}
+    impl SealedTagSize for consts::U12 {}
+    impl SealedTagSize for consts::U13 {}
+    impl SealedTagSize for consts::U14 {}
+    impl SealedTagSize for consts::U15 {}
+    impl SealedTagSize for consts::U16 {}
+}
+
+/// AES-GCM with a 128-bit key and 96-bit nonce.
+#[cfg(feature = "aes")]
+pub type Aes128Gcm = AesGcm<aes_ct::Aes128, U12>;
+
+/// AES-GCM with a 192-bit key and 96-bit nonce.
+#[cfg(feature = "aes")]
+pub type Aes192Gcm = AesGcm<aes_ct::Aes192, U12>;
+
+/// AES-GCM with a 256-bit key and 96-bit nonce.
+#[cfg(feature = "aes")]
+pub type Aes256Gcm = AesGcm<aes_ct::Aes256, U12>;
+
+/// The length check every seal and open runs first: `Ok` iff
+/// `aad_len <= A_MAX` and `text_len <= P_MAX` (plaintext, or ciphertext
+/// without the tag). Public so the limits can be tested without 64 GiB
+/// buffers.
+pub const fn check_lengths(aad_len: u64, text_len: u64) -> Result<(), Error> {
+    if aad_len > A_MAX || text_len > P_MAX {
+        Err(Error)
+    } else {
+        Ok(())
+    }
+}
+
+/// AES-GCM, generic over the AES implementation, nonce size and tag size.
+///
+/// Not intended for block ciphers other than AES. Nonces of any non-zero
+/// size work (96 bits recommended; others go through GHASH); tags of 12 to
+/// 16 bytes (4 and 8 with the `hazmat` feature; see NIST SP 800-38D
+/// appendix C for the limits that short tags need).
+#[derive(Clone)]
+pub struct AesGcm<Aes, NonceSize, TagSize = U16>
+where
+    TagSize: crate::TagSize,
+{
+    /// Encryption cipher (the generic path, and H).
+    cipher: Aes,
+    /// GHASH key powers (computed once).
+    ghash: GHashKey,
+    /// The path and its key form.
+    fused: Fused,
+    nonce_size: PhantomData<NonceSize>,
+    tag_size: PhantomData<TagSize>,
+}
+
+impl<Aes, NonceSize, TagSize> KeySizeUser for AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: KeySizeUser,
+    TagSize: crate::TagSize,
+{
+    type KeySize = Aes::KeySize;
+}
+
+impl<Aes, NonceSize, TagSize> KeyInit for AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
+    TagSize: crate::TagSize,
+{
+    fn new(key: &Key<Self>) -> Self {
+        let mut gcm = Self::from(Aes::new(key));
+        for b in Backend::candidates() {
+            if b == Backend::Generic {
+                break;
+            }
+            if gcm.aes_uses_instructions() && gcm.set_fused(b, key).is_ok() {
+                break;
+            }
+        }
+        gcm
+    }
+}
+
+impl<Aes, NonceSize, TagSize> From<Aes> for AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    TagSize: crate::TagSize,
+{
+    /// Always the generic path (the round keys of `cipher` are not known).
+    fn from(cipher: Aes) -> Self {
+        let mut h = Block::default();
+        cipher.encrypt_block(&mut h);
+        let ghash = GHashKey::new(&h);
+        h.0.zeroize();
+        Self {
+            cipher,
+            ghash,
+            fused: Fused::Generic,
+            nonce_size: PhantomData,
+            tag_size: PhantomData,
+        }
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    TagSize: crate::TagSize,
+{
+    /// The generic path over `cipher` with GHASH backend `ghash_backend`
+    /// (for tests and benchmarks), or an error if this CPU or build cannot
+    /// run that GHASH backend.
+    pub fn with_ghash_backend(
+        cipher: Aes,
+        ghash_backend: ghash_ct::Backend,
+    ) -> Result<Self, ghash_ct::UnsupportedBackend> {
+        let mut h = Block::default();
+        cipher.encrypt_block(&mut h);
+        let ghash = GHashKey::new_with_backend(&h, ghash_backend);
+        h.0.zeroize();
+        Ok(Self {
+            cipher,
+            ghash: ghash?,
+            fused: Fused::Generic,
+            nonce_size: PhantomData,
+            tag_size: PhantomData,
+        })
+    }
+
+    /// The path this key uses.
+    pub fn backend(&self) -> Backend {
+        self.fused.backend()
+    }
+
+    /// The GHASH backend of the generic path (and of non-96-bit nonces).
+    pub fn ghash_backend(&self) -> ghash_ct::Backend {
+        self.ghash.backend()
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
+    TagSize: crate::TagSize,
+{
+    /// Make a key that uses path `backend`, or fail if this build, this CPU
+    /// or the cipher type cannot run it (fused paths need one of our
+    /// `aes_ct` types; [`Backend::Generic`] always works).
+    pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
+        let mut gcm = Self::from(Aes::new(key));
+        gcm.set_fused(backend, key)?;
+        Ok(gcm)
+    }
+
+    /// Does the cipher, one of our `aes_ct` types, run on AES instructions?
+    fn aes_uses_instructions(&self) -> bool {
+        #[cfg(feature = "aes")]
+        {
+            use core::any::Any;
+            let c: &dyn Any = &self.cipher;
+            let b = if let Some(c) = c.downcast_ref::<aes_ct::Aes128>() {
+                c.backend()
+            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes192>() {
+                c.backend()
+            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes256>() {
+                c.backend()
+            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes128Enc>() {
+                c.backend()
+            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes192Enc>() {
+                c.backend()
+            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes256Enc>() {
+                c.backend()
+            } else {
+                return false;
+            };
+            aes_ct::hazmat::uses_aes_instructions(b)
+        }
+        #[cfg(not(feature = "aes"))]
+        false
+    }
+
+    /// Is the cipher one of our `aes_ct` types (whose round keys we may
+    /// compute from the key bytes)?
+    fn is_aes_ct(&self) -> bool {
+        #[cfg(feature = "aes")]
+        {
+            use core::any::TypeId;
+            let t = TypeId::of::<Aes>();
+            [
+                TypeId::of::<aes_ct::Aes128>(),
+                TypeId::of::<aes_ct::Aes192>(),
+                TypeId::of::<aes_ct::Aes256>(),
+                TypeId::of::<aes_ct::Aes128Enc>(),
+                TypeId::of::<aes_ct::Aes192Enc>(),
+                TypeId::of::<aes_ct::Aes256Enc>(),
+            ]
+            .contains(&t)
+        }
+        #[cfg(not(feature = "aes"))]
+        false
+    }
+
+    fn set_fused(&mut self, backend: Backend, key: &[u8]) -> Result<(), UnsupportedBackend> {
+        if backend == Backend::Generic {
+            self.fused = Fused::Generic;
+            return Ok(());
+        }
+        if !self.is_aes_ct() || !backend.is_available() {
+            return Err(UnsupportedBackend(backend));
+        }
+        #[cfg(feature = "aes")]
+        {
+            let rk = aes_ct::hazmat::RoundKeys::new(key).ok_or(UnsupportedBackend(backend))?;
+            let mut h = Block::default();
+            self.cipher.encrypt_block(&mut h);
+            let mut h16: [u8; 16] = h.0;
+            let fused = Fused::new(backend, &rk, &h16);
+            h.0.zeroize();
+            h16.zeroize();
+            self.fused = fused.ok_or(UnsupportedBackend(backend))?;
+            Ok(())
+        }
+        #[cfg(not(feature = "aes"))]
+        {
+            let _ = key;
+            Err(UnsupportedBackend(backend))
+        }
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AeadCore for AesGcm<Aes, NonceSize, TagSize>
+where
+    NonceSize: ArraySize,
+    TagSize: crate::TagSize,
+{
+    type NonceSize = NonceSize;
+    type TagSize = TagSize;
+    const TAG_POSITION: TagPosition = TagPosition::Postfix;
+}
+
+impl<Aes, NonceSize, TagSize> AeadInOut for AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    NonceSize: ArraySize,
+    TagSize: crate::TagSize,
+{
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &Nonce<NonceSize>,
+        associated_data: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> Result<Tag<TagSize>, Error> {
+        check_lengths(associated_data.len() as u64, buffer.len() as u64)?;
+        let mut j0 = self.j0(nonce)?;
+        let full = self.crypt(&j0, associated_data, buffer, true);
+        j0.0.zeroize();
+        Tag::<TagSize>::try_from(&full[..TagSize::USIZE]).map_err(|_| Error)
+    }
+
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &Nonce<NonceSize>,
+        associated_data: &[u8],
+        mut buffer: InOutBuf<'_, '_, u8>,
+        tag: &Tag<TagSize>,
+    ) -> Result<(), Error> {
+        check_lengths(associated_data.len() as u64, buffer.len() as u64)?;
+        let mut j0 = self.j0(nonce)?;
+        let expected = self.crypt(&j0, associated_data, buffer.reborrow(), false);
+        use ctutils::CtEq;
+        let ok: bool = expected[..TagSize::USIZE].ct_eq(tag.as_slice()).into();
+        if !ok {
+            // Turn the released plaintext back into ciphertext.
+            let out = buffer.get_out();
+            let _ = self.crypt(&j0, &[], InOutBuf::from(out), true);
+        }
+        j0.0.zeroize();
+        if ok { Ok(()) } else { Err(Error) }
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    TagSize: crate::TagSize,
+{
+    /// J0 (NIST SP 800-38D section 7.1): `IV || 0^31 || 1` for 96-bit IVs,
+    /// otherwise `GHASH(IV || 0-pad || 0^64 || [len(IV)]_64)`. An empty IV is
+    /// an error.
+    fn j0(&self, nonce: &[u8]) -> Result<Block, Error> {
+        if nonce.is_empty() {
+            return Err(Error);
+        }
+        if nonce.len() == 12 {
+            let mut j0 = Block::default();
+            j0[..12].copy_from_slice(nonce);
+            j0[15] = 1;
+            return Ok(j0);
+        }
+        let mut st = GHashState::new();
+        self.ghash.update_padded(&mut st, nonce);
+        let mut lens = Block::default();
+        lens[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
+        self.ghash.update(&mut st, core::slice::from_ref(&lens));
+        Ok(st.finalize())
+    }
+
+    /// Run the message through this key's path; returns the full tag.
+    #[inline]
+    fn crypt(&self, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+        self.fused.crypt(j0, aad, buf, encrypt, |buf| {
+            generic::crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt)
+        })
+    }
+}
+
+impl<Aes, NonceSize, TagSize> fmt::Debug for AesGcm<Aes, NonceSize, TagSize>
+where
+    TagSize: crate::TagSize,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AesGcm")
+            .field("backend", &self.fused.backend())
+            .field("ghash", &self.ghash.backend())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every secret part (cipher, GHASH powers, fused key form) wipes itself on
+/// drop.
+impl<Aes, NonceSize, TagSize> zeroize::ZeroizeOnDrop for AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: zeroize::ZeroizeOnDrop,
+    TagSize: crate::TagSize,
+{
+}

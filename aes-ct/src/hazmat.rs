@@ -1,0 +1,64 @@
+//! Narrow accessors for sibling crates of this workspace (`aes-gcm-ct`'s
+//! fused AES + GHASH loops). Not part of the stable API; no `unsafe` here.
+//!
+//! * [`RoundKeys`]: the standard FIPS-197 encryption round keys of a key,
+//!   computed with this crate's constant-time key schedule
+//!   (`schedule.rs`), wiped on drop.
+//! * [`uses_aes_instructions`]: whether a backend runs on the CPU's AES
+//!   instructions (AES-NI / VAES / ARMv8), so a caller can tell that
+//!   fusing its own AES-instruction loop keeps the user's backend choice.
+
+use crate::{Backend, schedule::Schedule};
+use core::fmt;
+use zeroize::Zeroize;
+
+/// Standard encryption round keys (`rounds() + 1` of them, FIPS-197 byte
+/// order). Wiped on drop.
+#[derive(Clone)]
+pub struct RoundKeys {
+    nr: usize,
+    rk: [[u8; 16]; 15],
+}
+
+impl RoundKeys {
+    /// Expand a 16-, 24- or 32-byte AES key; `None` for any other length.
+    pub fn new(key: &[u8]) -> Option<Self> {
+        let (nr, rk) = match key.len() {
+            16 => (10, Schedule::<10>::new(key).enc),
+            24 => (12, Schedule::<12>::new(key).enc),
+            32 => (14, Schedule::<14>::new(key).enc),
+            _ => return None,
+        };
+        Some(Self { nr, rk })
+    }
+
+    /// Number of rounds: 10, 12 or 14.
+    pub fn rounds(&self) -> usize {
+        self.nr
+    }
+
+    /// All 15 slots; the first `rounds() + 1` are the round keys, the rest
+    /// are zero.
+    pub fn as_array(&self) -> &[[u8; 16]; 15] {
+        &self.rk
+    }
+}
+
+impl Drop for RoundKeys {
+    fn drop(&mut self) {
+        self.rk.zeroize();
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for RoundKeys {}
+
+impl fmt::Debug for RoundKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RoundKeys {{ rounds: {}, .. }}", self.nr)
+    }
+}
+
+/// Does `backend` use the CPU's AES instructions (AES-NI, VAES, ARMv8)?
+pub fn uses_aes_instructions(backend: Backend) -> bool {
+    matches!(backend.name(), "aesni" | "vaes" | "armv8")
+}

@@ -1,0 +1,197 @@
+//! Path selection: the one dispatch table of this crate.
+//!
+//! A path is either a fused AES + GHASH loop of one module ([`Engine`]),
+//! which needs the raw round keys of one of our `aes_ct` types and the CPU
+//! instructions it uses, or the [`Backend::Generic`] path: CTR through the
+//! cipher's own `encrypt_with_backend` (one call per message) alternating,
+//! in cache-sized chunks, with `ghash_ct` over the produced ciphertext. The
+//! generic path works with any AES implementation.
+//!
+//! Selection happens once, at key setup: the first line of [`backends!`]
+//! this CPU runs, if the cipher is an `aes_ct` type whose own backend uses
+//! the AES instructions (so `--cfg aes_ct_backend="soft"` is honoured),
+//! otherwise the generic path. `--cfg aes_gcm_ct_backend="NAME"` narrows
+//! automatic selection to that path; `AesGcm::new_with_backend` asks for one
+//! at run time and fails with [`UnsupportedBackend`]; `AesGcm::backend`
+//! says which one a key uses.
+
+use crate::Block;
+use aead::inout::InOutBuf;
+use core::fmt;
+
+/// What a fused path module provides.
+pub(crate) trait Engine {
+    /// The path's key form: round keys and H powers (wiped on drop).
+    type Key: Clone;
+    /// CPU check (cached by `cpufeatures`).
+    fn available() -> bool;
+    /// Build the key form from the standard round keys and H = E_K(0).
+    /// `None` if the CPU cannot run this path.
+    #[cfg(feature = "aes")]
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Self::Key>;
+    /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
+    /// and the ciphertext, and return the full 16-byte tag.
+    fn crypt(key: &Self::Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool)
+    -> Block;
+}
+
+/// The error returned when a path was asked for that this build, this CPU
+/// or this cipher type cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsupportedBackend(pub Backend);
+
+impl fmt::Display for UnsupportedBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "AES-GCM path `{}` is not available for this cipher, CPU or build",
+            self.0.name()
+        )
+    }
+}
+
+impl core::error::Error for UnsupportedBackend {}
+
+macro_rules! backends {
+    ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
+        /// An AES-GCM path of this crate, in order of preference.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Backend {
+            $( #[doc = $doc] $variant, )*
+            /// CTR through the cipher's own backend (one `encrypt_with_backend`
+            /// call per message) alternating with `ghash_ct` in 2 KiB chunks.
+            /// Works with any AES implementation.
+            Generic,
+        }
+
+        impl Backend {
+            /// Every path this crate knows, compiled in or not, best first.
+            pub const ALL: &'static [Backend] = &[$(Backend::$variant,)* Backend::Generic];
+
+            /// Short name, as accepted by `--cfg aes_gcm_ct_backend="..."`.
+            pub const fn name(self) -> &'static str {
+                match self { $(Backend::$variant => $name,)* Backend::Generic => "generic" }
+            }
+
+            /// Is this path compiled in and supported by this CPU (for
+            /// fused paths: with one of our `aes_ct` ciphers)?
+            pub fn is_available(self) -> bool {
+                match self {
+                    $(
+                        $(#[$cfg])*
+                        Backend::$variant => <$engine as Engine>::available(),
+                    )*
+                    Backend::Generic => true,
+                    #[allow(unreachable_patterns)]
+                    _ => false,
+                }
+            }
+        }
+
+        /// The per-key path state.
+        #[derive(Clone)]
+        #[allow(clippy::large_enum_variant, reason = "long-lived keys; no_std has no Box")]
+        pub(crate) enum Fused {
+            $( $(#[$cfg])* $variant(<$engine as Engine>::Key), )*
+            Generic,
+        }
+
+        impl Fused {
+            /// Build the key form of fused path `backend`.
+            #[cfg(feature = "aes")]
+            #[allow(unused_variables)]
+            pub(crate) fn new(backend: Backend, rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Self> {
+                match backend {
+                    $(
+                        $(#[$cfg])*
+                        Backend::$variant => <$engine as Engine>::new_key(rk, h).map(Fused::$variant),
+                    )*
+                    Backend::Generic => Some(Fused::Generic),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+
+            pub(crate) fn backend(&self) -> Backend {
+                match self { $( $(#[$cfg])* Fused::$variant(_) => Backend::$variant, )* Fused::Generic => Backend::Generic }
+            }
+
+            /// Run the message through this path; `generic` serves the
+            /// generic path.
+            #[inline]
+            pub(crate) fn crypt(
+                &self,
+                j0: &Block,
+                aad: &[u8],
+                buf: InOutBuf<'_, '_, u8>,
+                encrypt: bool,
+                generic: impl FnOnce(InOutBuf<'_, '_, u8>) -> Block,
+            ) -> Block {
+                match self {
+                    $( $(#[$cfg])* Fused::$variant(k) => <$engine as Engine>::crypt(k, j0, aad, buf, encrypt), )*
+                    Fused::Generic => { let _ = (j0, aad, encrypt); generic(buf) }
+                }
+            }
+        }
+    };
+}
+
+// The dispatch table. Order = preference. `Generic` is appended last.
+backends! {
+    #[cfg(all(target_arch = "x86_64", feature = "aes"))]
+    AesniClmul => crate::x86::aesni_clmul::AesniClmul, "aesni-clmul",
+        "AES-NI + PCLMULQDQ (x86_64): 8 counter blocks per iteration, their AES rounds stitched with the aggregated GHASH of 8 ciphertext blocks, one reduction per 8.";
+}
+
+/// The path forced with `--cfg aes_gcm_ct_backend="..."`, if any.
+const FORCED: Option<&str> = {
+    #[cfg(aes_gcm_ct_backend = "vaes-clmul")]
+    {
+        Some("vaes-clmul")
+    }
+    #[cfg(aes_gcm_ct_backend = "aesni-clmul")]
+    {
+        Some("aesni-clmul")
+    }
+    #[cfg(aes_gcm_ct_backend = "armv8-pmull")]
+    {
+        Some("armv8-pmull")
+    }
+    #[cfg(aes_gcm_ct_backend = "generic")]
+    {
+        Some("generic")
+    }
+    #[cfg(not(aes_gcm_ct_backend))]
+    {
+        None
+    }
+};
+
+impl Backend {
+    /// The path keys of our `aes_ct` types get when made with `KeyInit`
+    /// (first available in table order, or the `--cfg`-forced one, falling
+    /// back to [`Backend::Generic`]).
+    pub fn detected() -> Backend {
+        Self::candidates().find(|b| b.is_available()).unwrap_or(Backend::Generic)
+    }
+
+    /// Automatic-selection candidates, best first (narrowed by the `--cfg`).
+    pub(crate) fn candidates() -> impl Iterator<Item = Backend> {
+        Self::ALL.iter().copied().filter(|b| match FORCED {
+            Some(name) => b.name() == name,
+            None => true,
+        })
+    }
+
+    /// The paths this build can run on this CPU, best first.
+    pub fn available() -> impl Iterator<Item = Backend> {
+        Self::ALL.iter().copied().filter(|b| b.is_available())
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,3 @@
+//! x86_64 fused AES-GCM loops.
+#[cfg(feature = "aes")]
+pub(crate) mod aesni_clmul;
