@@ -1,1 +1,3 @@
+//! Shared code of the benchmarks: the `speed` binary's measuring modules.
 
+pub mod speed;

@@ -19,15 +19,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let target = target_dir();
     let soft_dir = target.join("speed-soft");
 
-    run(cargo().args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "benches",
-        "--bin",
-        "speed",
-    ]))?;
+    run(cargo().args(["build", "--release", "-p", "benches", "--bin", "speed"]))?;
 
     let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
     if !flags.is_empty() {
@@ -35,15 +27,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     }
     flags.push_str(r#"--cfg aes_backend="soft""#);
     run(cargo()
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "benches",
-            "--bin",
-            "speed",
-        ])
+        .args(["build", "--release", "-p", "benches", "--bin", "speed"])
         .env("CARGO_TARGET_DIR", &soft_dir)
         .env("RUSTFLAGS", flags))?;
 

@@ -1,0 +1,151 @@
+//! `speed`: a `bssl speed`-like table for this workspace's crates next to
+//! RustCrypto and OpenSSL. Run it through `cargo xtask speed`, which also
+//! builds the RustCrypto-soft comparison binary. The measuring code lives
+//! in `benches/src/speed/` (one module per crate; see its `mod.rs` for how
+//! to add one).
+
+use benches::speed::{Ctx, Options, SUITES};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "\
+usage: speed [options] [suite...]
+
+  suite...                 only suites whose name contains one of these
+  --time-ms N              milliseconds per measurement (default 150, best of 7 runs)
+  --no-openssl             skip the OpenSSL rows
+  --rustcrypto-soft PATH   merge the reference rows of PATH, the same binary built
+                           with RUSTFLAGS='--cfg aes_backend=\"soft\"' (xtask does this)
+  --references-only        measure only the reference rows (RustCrypto)
+  --tsv                    print rows as tab-separated lines instead of tables";
+
+fn main() -> ExitCode {
+    let mut opts = Options::default();
+    let mut soft_bin = None;
+    let mut tsv = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--time-ms" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(ms) => opts.time = Duration::from_millis(ms),
+                None => return usage("--time-ms needs a number"),
+            },
+            "--no-openssl" => opts.openssl = false,
+            "--references-only" => opts.references_only = true,
+            "--tsv" => tsv = true,
+            "--rustcrypto-soft" => match args.next() {
+                Some(p) => soft_bin = Some(p),
+                None => return usage("--rustcrypto-soft needs a path"),
+            },
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            s if s.starts_with('-') => return usage(&format!("unknown option {s}")),
+            s => opts.filter.push(s.to_owned()),
+        }
+    }
+
+    let start = Instant::now();
+    let suites: Vec<_> = SUITES
+        .iter()
+        .filter(|(name, _)| opts.filter.is_empty() || opts.filter.iter().any(|f| name.contains(f)))
+        .collect();
+    if suites.is_empty() {
+        return usage("no suite matches");
+    }
+    if !tsv {
+        print_header();
+    }
+    let mut ctx = Ctx::new(opts.clone());
+    for (_, run) in &suites {
+        run(&mut ctx);
+    }
+
+    if soft_bin.is_none() && !opts.references_only {
+        ctx.note(
+            "No RustCrypto soft rows: they come from a second build (cargo xtask speed does it).",
+        );
+    }
+    if let Some(bin) = soft_bin {
+        let mut c = Command::new(&bin);
+        c.args([
+            "--references-only",
+            "--tsv",
+            "--time-ms",
+            &opts.time.as_millis().to_string(),
+        ]);
+        c.args(&opts.filter);
+        match c.output() {
+            Ok(o) if o.status.success() => ctx.merge_tsv(&String::from_utf8_lossy(&o.stdout)),
+            Ok(o) => {
+                eprintln!(
+                    "speed: {bin} failed ({}): {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("speed: cannot run {bin}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+
+    if tsv {
+        print!("{}", ctx.to_tsv());
+    } else {
+        print!("{}", ctx.render());
+        println!(
+            "\nMB/s = 10^6 bytes per second of this thread's CPU time (OpenSSL speed also divides by user CPU time); \
+             ratios > 1 mean ours is faster. Took {:.1}s.",
+            start.elapsed().as_secs_f64()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("speed: {msg}\n\n{USAGE}");
+    ExitCode::from(2)
+}
+
+fn print_header() {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    println!("{} on {cpu}", std::env::consts::ARCH);
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        let f = [
+            ("ssse3", std::arch::is_x86_feature_detected!("ssse3")),
+            ("aes", std::arch::is_x86_feature_detected!("aes")),
+            (
+                "pclmulqdq",
+                std::arch::is_x86_feature_detected!("pclmulqdq"),
+            ),
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            ("vaes", std::arch::is_x86_feature_detected!("vaes")),
+            (
+                "vpclmulqdq",
+                std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            ),
+        ];
+        let on: Vec<&str> = f.iter().filter(|x| x.1).map(|x| x.0).collect();
+        println!("CPU features: {}", on.join(" "));
+    }
+    let avail: Vec<&str> = aes_ct::Backend::available().map(|b| b.name()).collect();
+    println!(
+        "aes-ct backends available: {} (auto-selected: {})",
+        avail.join(", "),
+        aes_ct::Backend::detected().name()
+    );
+}

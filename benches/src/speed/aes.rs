@@ -1,0 +1,106 @@
+//! AES: every aes-ct backend this CPU can run, next to RustCrypto `aes`
+//! (auto-detected in the normal build, its fixslice soft backend in the
+//! `--cfg aes_backend="soft"` build) and OpenSSL's EVP AES-CTR (also with
+//! AES-NI/PCLMULQDQ masked on x86).
+//!
+//! Single block: one `encrypt_block` call on one block, each call on the
+//! previous call's output (latency of a lone block). CTR: RustCrypto's
+//! `ctr::Ctr32BE` over the cipher, a fresh IV per message (as a protocol
+//! does per record), key expanded once.
+
+use super::{Col, Ctx, Role, keep};
+use cipher::{Array, BlockCipherEncrypt, InnerIvInit, KeyInit, StreamCipher, consts::U16};
+
+/// CTR message sizes in bytes (as `bssl speed` plus 1350, a typical packet).
+pub const SIZES: [usize; 5] = [16, 256, 1350, 8192, 16384];
+
+const COLS: &[Col] = &[
+    Col { key: "blk_ns", header: "1blk ns", lower_is_better: true },
+    Col { key: "blk_mbps", header: "1blk MB/s", lower_is_better: false },
+    Col { key: "16", header: "CTR 16", lower_is_better: false },
+    Col { key: "256", header: "256", lower_is_better: false },
+    Col { key: "1350", header: "1350", lower_is_better: false },
+    Col { key: "8192", header: "8192", lower_is_better: false },
+    Col { key: "16384", header: "16384", lower_is_better: false },
+];
+
+const CAPTION: &str = "one block: ns and MB/s; CTR (ctr::Ctr32BE, new IV per message): MB/s at N bytes";
+
+/// Was RustCrypto `aes` built with `--cfg aes_backend="soft"`?
+#[allow(unexpected_cfgs)]
+const RUSTCRYPTO_SOFT: bool = cfg!(aes_backend = "soft");
+
+fn cells<C: BlockCipherEncrypt<BlockSize = U16>>(ctx: &Ctx, c: &C) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    let mut block = Array::<u8, U16>::default();
+    let t = ctx.measure(|| c.encrypt_block(keep(&mut block)));
+    out.push(("blk_ns".to_owned(), t * 1e9));
+    out.push(("blk_mbps".to_owned(), 16.0 / t / 1e6));
+
+    let mut buf = vec![0u8; SIZES[SIZES.len() - 1]];
+    let iv = [0x5au8; 16];
+    for n in SIZES {
+        let mbps = ctx.mbps(n, || {
+            let core = ctr::CtrCore::<&C, ctr::flavors::Ctr32BE>::inner_iv_init(c, &iv.into());
+            let mut s = ctr::Ctr32BE::<&C>::from_core(core);
+            s.apply_keystream(keep(&mut buf[..n]));
+        });
+        out.push((n.to_string(), mbps));
+    }
+    out
+}
+
+fn one_size<A, R>(ctx: &mut Ctx, bits: usize, ours: impl Fn(&[u8], aes_ct::Backend) -> Option<A>)
+where
+    A: BlockCipherEncrypt<BlockSize = U16>,
+    R: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
+{
+    let title = format!("AES-{bits}");
+    ctx.table(&title, CAPTION, COLS);
+    let key: Vec<u8> = (0..bits / 8).map(|i| (i * 7 + 1) as u8).collect();
+
+    if ctx.wants(Role::Ours) {
+        for b in aes_ct::Backend::available() {
+            let Some(c) = ours(&key, b) else { continue };
+            let cells = cells(ctx, &c);
+            ctx.row(&title, Role::Ours, &format!("aes-ct {}", b.name()), cells);
+        }
+    }
+
+    let Ok(c) = R::new_from_slice(&key) else { unreachable!("key length matches") };
+    let name = if RUSTCRYPTO_SOFT { "RustCrypto aes 0.9 soft" } else { "RustCrypto aes 0.9 auto" };
+    let cells = cells(ctx, &c);
+    ctx.row(&title, Role::Reference, name, cells);
+
+    if let Some(version) = ctx.openssl_version() {
+        let v = version.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        let cipher = format!("aes-{bits}-ctr");
+        let mut runs = vec![(format!("{v} EVP"), Vec::new())];
+        if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+            // CPUID.1:ECX bits 25 (AES-NI) and 1 (PCLMULQDQ) cleared.
+            runs.push((format!("{v} EVP, no AES-NI *"), vec![("OPENSSL_ia32cap", "~0x200000200000000")]));
+        }
+        for (name, env) in runs {
+            if let Some(mbps) = ctx.openssl(&cipher, &SIZES, &env) {
+                let cells = SIZES.iter().zip(mbps).map(|(n, v)| (n.to_string(), v)).collect();
+                ctx.row(&title, Role::Other, &name, cells);
+            }
+        }
+        if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+            ctx.note(
+                "* OpenSSL with OPENSSL_ia32cap=~0x200000200000000 (AES-NI and PCLMULQDQ hidden): \
+                 bsaes/vpaes, not constant time for every path.",
+            );
+        }
+    }
+}
+
+/// The suite entry point.
+pub fn run(ctx: &mut Ctx) {
+    one_size::<aes_ct::Aes128, aes::Aes128>(ctx, 128, |k, b| {
+        aes_ct::Aes128::new_with_backend(k.try_into().ok()?, b).ok()
+    });
+    one_size::<aes_ct::Aes256, aes::Aes256>(ctx, 256, |k, b| {
+        aes_ct::Aes256::new_with_backend(k.try_into().ok()?, b).ok()
+    });
+}

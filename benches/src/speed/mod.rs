@@ -1,0 +1,423 @@
+//! The `speed` binary's parts: a calibrated timing loop, the table model
+//! and renderer, OpenSSL's `speed` as an outside reference, and one
+//! module per crate measured.
+//!
+//! Adding a crate's measurements (ghash, gcm, adiantum): write
+//! `benches/src/speed/<name>.rs` with `pub fn run(ctx: &mut Ctx)` (see
+//! `aes.rs`: declare a table, add rows with [`Ctx::row`], use
+//! [`Ctx::measure`] and [`Ctx::openssl`]), then add its name to the
+//! `suites!` line below. That line is the only other change.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::process::Command;
+use std::time::Duration;
+
+macro_rules! suites {
+    ($($name:ident),* $(,)?) => {
+        $(pub mod $name;)*
+        /// Every suite, in the order the tables are printed.
+        pub const SUITES: &[(&str, fn(&mut Ctx))] = &[$((stringify!($name), $name::run)),*];
+    };
+}
+
+// One name per measured crate, in print order.
+suites!(aes);
+
+/// What a row is, for the ratio lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// One of our implementations: gets a ratio line against every
+    /// reference row of its table.
+    Ours,
+    /// What we compare against (RustCrypto, auto-detected and soft).
+    Reference,
+    /// Shown for context only (OpenSSL).
+    Other,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::Ours => "ours",
+            Role::Reference => "reference",
+            Role::Other => "other",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "ours" => Role::Ours,
+            "reference" => Role::Reference,
+            "other" => Role::Other,
+            _ => return None,
+        })
+    }
+}
+
+/// A column: `key` names it in rows, `header` is printed;
+/// `lower_is_better` for times (ratios are then inverted, so a ratio
+/// above 1 always means "ours is faster").
+#[derive(Clone, Copy, Debug)]
+pub struct Col {
+    pub key: &'static str,
+    pub header: &'static str,
+    pub lower_is_better: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Row {
+    role: Role,
+    name: String,
+    cells: Vec<(String, f64)>,
+}
+
+#[derive(Clone, Debug)]
+struct Table {
+    title: String,
+    caption: String,
+    cols: Vec<Col>,
+    rows: Vec<Row>,
+}
+
+/// Run options, from the command line.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Time spent on one measurement, split into `reps` short runs of which
+    /// the fastest is kept (many short runs shrug off a busy machine better
+    /// than a few long ones).
+    pub time: Duration,
+    pub reps: u32,
+    /// Only measure reference rows (used for the RustCrypto-soft build).
+    pub references_only: bool,
+    pub openssl: bool,
+    /// Only suites whose name contains one of these.
+    pub filter: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            time: Duration::from_millis(150),
+            reps: 3,
+            references_only: false,
+            openssl: true,
+            filter: Vec::new(),
+        }
+    }
+}
+
+/// Passed to each suite: collects its tables and rows.
+#[derive(Debug)]
+pub struct Ctx {
+    pub opts: Options,
+    tables: Vec<Table>,
+    notes: Vec<String>,
+    openssl_version: Option<Option<String>>,
+}
+
+impl Ctx {
+    pub fn new(opts: Options) -> Ctx {
+        Ctx {
+            opts,
+            tables: Vec::new(),
+            notes: Vec::new(),
+            openssl_version: None,
+        }
+    }
+
+    /// Declare a table (columns in print order). Declaring it again is a no-op.
+    pub fn table(&mut self, title: &str, caption: &str, cols: &[Col]) {
+        if !self.tables.iter().any(|t| t.title == title) {
+            self.tables.push(Table {
+                title: title.into(),
+                caption: caption.into(),
+                cols: cols.to_vec(),
+                rows: Vec::new(),
+            });
+        }
+    }
+
+    /// Should rows of this role be measured in this run?
+    pub fn wants(&self, role: Role) -> bool {
+        !self.opts.references_only || role == Role::Reference
+    }
+
+    /// Add a row to a declared table; cells are `(column key, value)`.
+    pub fn row(&mut self, table: &str, role: Role, name: &str, cells: Vec<(String, f64)>) {
+        let t = self
+            .tables
+            .iter_mut()
+            .find(|t| t.title == table)
+            .expect("row for an undeclared table");
+        t.rows.push(Row {
+            role,
+            name: name.into(),
+            cells,
+        });
+    }
+
+    /// A line printed under the tables.
+    pub fn note(&mut self, text: &str) {
+        if !self.notes.iter().any(|n| n == text) {
+            self.notes.push(text.into());
+        }
+    }
+
+    /// Seconds per call of `f`: calibrate an iteration count that takes
+    /// `time / reps`, run it `reps` times, keep the fastest.
+    pub fn measure(&self, mut f: impl FnMut()) -> f64 {
+        let per_rep = self.opts.time.as_secs_f64() / f64::from(self.opts.reps.max(1));
+        let time = |f: &mut dyn FnMut(), n: u64| {
+            let t = Clock::now();
+            for _ in 0..n {
+                f();
+            }
+            t.elapsed()
+        };
+        // Warm up and calibrate: grow n until a run takes >= 1/10 of a rep.
+        let mut n = 1u64;
+        let mut t = time(&mut f, n);
+        while t < per_rep / 10.0 && n < 1 << 40 {
+            n *= if t < per_rep / 1000.0 { 16 } else { 2 };
+            t = time(&mut f, n);
+        }
+        let n = ((n as f64) * per_rep / t.max(1e-9)).max(1.0) as u64;
+        (0..self.opts.reps.max(1))
+            .map(|_| time(&mut f, n) / n as f64)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// MB/s (10^6 bytes per second) for `bytes` per call of `f`.
+    pub fn mbps(&self, bytes: usize, f: impl FnMut()) -> f64 {
+        bytes as f64 / self.measure(f) / 1e6
+    }
+
+    /// `openssl version`, if OpenSSL measurements are on and it runs.
+    pub fn openssl_version(&mut self) -> Option<String> {
+        if !self.opts.openssl || self.opts.references_only {
+            return None;
+        }
+        self.openssl_version
+            .get_or_insert_with(|| {
+                let out = Command::new("openssl").arg("version").output().ok()?;
+                out.status
+                    .success()
+                    .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            })
+            .clone()
+    }
+
+    /// `openssl speed -evp <cipher>` at each size, in MB/s (one second per
+    /// size: OpenSSL's shortest). `env` is extra environment, e.g.
+    /// `OPENSSL_ia32cap`. `None` if OpenSSL is absent or the run failed.
+    pub fn openssl(
+        &mut self,
+        cipher: &str,
+        sizes: &[usize],
+        env: &[(&str, &str)],
+    ) -> Option<Vec<f64>> {
+        self.openssl_version()?;
+        let mut out = Vec::new();
+        for &size in sizes {
+            let o = Command::new("openssl")
+                .args([
+                    "speed",
+                    "-mr",
+                    "-seconds",
+                    "1",
+                    "-bytes",
+                    &size.to_string(),
+                    "-evp",
+                    cipher,
+                ])
+                .envs(env.iter().copied())
+                .output()
+                .ok()?;
+            if !o.status.success() {
+                return None;
+            }
+            // `+F:<n>:<name>:<bytes per second>` (machine-readable mode).
+            let text = String::from_utf8_lossy(&o.stdout);
+            let bps: f64 = text
+                .lines()
+                .find(|l| l.starts_with("+F:"))?
+                .rsplit(':')
+                .next()?
+                .trim()
+                .parse()
+                .ok()?;
+            out.push(bps / 1e6);
+        }
+        Some(out)
+    }
+
+    /// Rows as tab-separated lines, for another build's run to merge.
+    pub fn to_tsv(&self) -> String {
+        let mut s = String::new();
+        for t in &self.tables {
+            for r in &t.rows {
+                let _ = write!(s, "row\t{}\t{}\t{}", t.title, r.role.as_str(), r.name);
+                for (k, v) in &r.cells {
+                    let _ = write!(s, "\t{k}={v}");
+                }
+                s.push('\n');
+            }
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "note\t{n}");
+        }
+        s
+    }
+
+    /// Merge rows printed by [`Ctx::to_tsv`] of another run (tables must
+    /// be declared here already; rows for unknown tables are dropped).
+    pub fn merge_tsv(&mut self, tsv: &str) {
+        for line in tsv.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            match f.as_slice() {
+                ["row", table, role, name, cells @ ..] => {
+                    let Some(role) = Role::parse(role) else {
+                        continue;
+                    };
+                    let cells = cells
+                        .iter()
+                        .filter_map(|c| {
+                            let (k, v) = c.split_once('=')?;
+                            Some((k.to_owned(), v.parse().ok()?))
+                        })
+                        .collect();
+                    if let Some(t) = self.tables.iter_mut().find(|t| t.title == *table) {
+                        t.rows.push(Row {
+                            role,
+                            name: (*name).into(),
+                            cells,
+                        });
+                    }
+                }
+                ["note", text] => self.note(text),
+                _ => {}
+            }
+        }
+    }
+
+    /// The tables, `bssl speed`-like, with ratio lines.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for t in &self.tables {
+            if t.rows.is_empty() {
+                continue;
+            }
+            let name_w = t
+                .rows
+                .iter()
+                .map(|r| r.name.len())
+                .max()
+                .unwrap_or(0)
+                .max(t.title.len())
+                .max(30)
+                + 2;
+            let col_w = |c: &Col| c.header.len().max(8) + 2;
+            let _ = writeln!(s, "\n{}  ({})", t.title, t.caption);
+            let _ = write!(s, "{:<name_w$}", "");
+            for c in &t.cols {
+                let _ = write!(s, "{:>w$}", c.header, w = col_w(c));
+            }
+            s.push('\n');
+            let cell = |r: &Row, key: &str| r.cells.iter().find(|(k, _)| k == key).map(|&(_, v)| v);
+            for r in &t.rows {
+                let _ = write!(s, "{:<name_w$}", r.name);
+                for c in &t.cols {
+                    let v = match cell(r, c.key) {
+                        Some(v) if v >= 100.0 => format!("{v:.0}"),
+                        Some(v) => format!("{v:.1}"),
+                        None => "-".into(),
+                    };
+                    let _ = write!(s, "{v:>w$}", w = col_w(c));
+                }
+                s.push('\n');
+            }
+            let refs: Vec<&Row> = t
+                .rows
+                .iter()
+                .filter(|r| r.role == Role::Reference)
+                .collect();
+            for ours in t.rows.iter().filter(|r| r.role == Role::Ours) {
+                for base in &refs {
+                    let label = format!("  {} vs {}", ours.name, base.name);
+                    let _ = write!(s, "{label:<name_w$}");
+                    for c in &t.cols {
+                        let v = match (cell(ours, c.key), cell(base, c.key)) {
+                            (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
+                                format!("{:.2}x", if c.lower_is_better { b / a } else { a / b })
+                            }
+                            _ => "-".into(),
+                        };
+                        let _ = write!(s, "{v:>w$}", w = col_w(c));
+                    }
+                    s.push('\n');
+                }
+            }
+        }
+        if !self.notes.is_empty() {
+            s.push('\n');
+            for n in &self.notes {
+                let _ = writeln!(s, "{n}");
+            }
+        }
+        s
+    }
+}
+
+/// This thread's CPU time on Linux (`CLOCK_THREAD_CPUTIME_ID`), so time
+/// the scheduler gives to other processes on a busy machine is not
+/// counted; wall time elsewhere. On an idle machine both agree.
+struct Clock(f64);
+
+#[cfg(target_os = "linux")]
+impl Clock {
+    fn read() -> f64 {
+        #[repr(C)]
+        struct Timespec {
+            sec: core::ffi::c_long,
+            nsec: core::ffi::c_long,
+        }
+        unsafe extern "C" {
+            fn clock_gettime(clock: core::ffi::c_int, ts: *mut Timespec) -> core::ffi::c_int;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: core::ffi::c_int = 3;
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec (glibc's default layout:
+        // two C longs) and the clock id is a constant the kernel knows.
+        let r = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(r, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        ts.sec as f64 + ts.nsec as f64 * 1e-9
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+impl Clock {
+    fn read() -> f64 {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+    }
+}
+
+impl Clock {
+    fn now() -> Clock {
+        Clock(Self::read())
+    }
+
+    fn elapsed(&self) -> f64 {
+        Self::read() - self.0
+    }
+}
+
+/// Keep the optimiser from deleting or hoisting the measured work.
+#[inline(always)]
+pub fn keep<T>(x: T) -> T {
+    black_box(x)
+}
