@@ -114,6 +114,17 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
         k: &Self::Key<NR>,
         b: InOut<'_, '_, Array<Block, Self::Batch>>,
     );
+    /// Encrypt 1 to `Batch - 1` blocks, zero-padded to the smallest width
+    /// the backend runs natively (default: one padded batch).
+    #[inline(always)]
+    fn encrypt_short<const NR: usize>(k: &Self::Key<NR>, b: InOutBuf<'_, '_, Block>) {
+        padded_batch::<Self::Batch>(b, |x| Self::encrypt_batch(k, x))
+    }
+    /// Decrypt 1 to `Batch - 1` blocks (see [`Bitsliced::encrypt_short`]).
+    #[inline(always)]
+    fn decrypt_short<const NR: usize>(k: &Self::Key<NR>, b: InOutBuf<'_, '_, Block>) {
+        padded_batch::<Self::Batch>(b, |x| Self::decrypt_batch(k, x))
+    }
 }
 
 /// The tunable numbers of the policy.
@@ -278,7 +289,7 @@ fn padded_batch<N: ArraySize>(
 }
 
 macro_rules! hybrid_dir {
-    ($tr:ident, $one:ident, $par:ident, $tail:ident, $s1:ident, $s2:ident, $batch:ident, $conv:ident) => {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $s1:ident, $s2:ident, $batch:ident, $short:ident, $conv:ident) => {
         impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> HybridBackend<'_, V, B, NR> {
             #[inline(always)]
             fn $conv(&self) -> &B::Key<NR> {
@@ -315,8 +326,7 @@ macro_rules! hybrid_dir {
                 };
                 if n == 0 {
                 } else if n >= min {
-                    let k = self.$conv();
-                    padded_batch::<B::Batch>(blocks, |b| B::$batch(k, b));
+                    B::$short(self.$conv(), blocks);
                 } else {
                     let k = &self.key.single;
                     single_run::<NR>(blocks, |p| V::$s2(k, p), |b| V::$s1(k, b));
@@ -333,6 +343,7 @@ hybrid_dir!(
     encrypt1,
     encrypt2,
     encrypt_batch,
+    encrypt_short,
     enc_key_from_single
 );
 hybrid_dir!(
@@ -343,6 +354,7 @@ hybrid_dir!(
     decrypt1,
     decrypt2,
     decrypt_batch,
+    decrypt_short,
     dec_key_from_single
 );
 
@@ -496,7 +508,7 @@ impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> ParBlocksSizeUser
 }
 
 macro_rules! batch_dir {
-    ($tr:ident, $one:ident, $par:ident, $tail:ident, $batch:ident) => {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $batch:ident, $short:ident) => {
         impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> $tr for BatchBackend<'_, V, B, NR> {
             #[inline(always)]
             fn $one(&self, block: InOut<'_, '_, Block>) {
@@ -504,7 +516,7 @@ macro_rules! batch_dir {
                 // SAFETY: `i`/`o` come from one valid `InOut` of one block,
                 // so they form a valid in/out buffer of length 1.
                 let buf = unsafe { InOutBuf::from_raw(i, o, 1) };
-                padded_batch::<B::Batch>(buf, |b| B::$batch(self.0, b));
+                B::$short(self.0, buf);
             }
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
@@ -513,7 +525,7 @@ macro_rules! batch_dir {
             #[inline(always)]
             fn $tail(&self, blocks: InOutBuf<'_, '_, Block>) {
                 if !blocks.is_empty() {
-                    padded_batch::<B::Batch>(blocks, |b| B::$batch(self.0, b));
+                    B::$short(self.0, blocks);
                 }
             }
         }
@@ -524,14 +536,16 @@ batch_dir!(
     encrypt_block,
     encrypt_par_blocks,
     encrypt_tail_blocks,
-    encrypt_batch
+    encrypt_batch,
+    encrypt_short
 );
 batch_dir!(
     BlockCipherDecBackend,
     decrypt_block,
     decrypt_par_blocks,
     decrypt_tail_blocks,
-    decrypt_batch
+    decrypt_batch,
+    decrypt_short
 );
 
 // Per-architecture engines for the shared table lines in `backend.rs`

@@ -25,7 +25,8 @@ mod schedule;
 mod selftest;
 mod soft;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-mod x86;
+#[doc(hidden)]
+pub mod x86;
 
 use backend::Keys;
 pub use backend::{Backend, UnsupportedBackend};

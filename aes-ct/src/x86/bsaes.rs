@@ -34,119 +34,231 @@ use crate::{
         word::{Word, ortho},
     },
 };
-use cipher::{Array, consts::U8, inout::InOut};
+use cipher::{
+    Array,
+    consts::U32,
+    inout::{InOut, InOutBuf},
+};
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use core::ops::{BitAnd, BitOr, BitXor, Not};
+use core::{
+    ops::{BitAnd, BitOr, BitXor, Not},
+    sync::atomic::{AtomicU8, Ordering},
+};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 cpufeatures::new!(cpu_ssse3, "ssse3");
+cpufeatures::new!(cpu_avx2, "avx2");
+cpufeatures::new!(cpu_avx512, "avx512f", "avx512bw");
 
-/// One bit plane of 8 blocks. Values of this type exist only inside the
-/// `ssse3` functions of this module (after the token's CPU check), which is
-/// what makes the intrinsic calls in its methods sound.
-#[derive(Clone, Copy)]
-struct X(__m128i);
+/// Widest register the batch code may use, in 128-bit lanes (1, 2 or 4);
+/// lowered by [`limit_width`] so tests and benchmarks can run the SSSE3 and
+/// AVX2 code on a CPU that has AVX-512.
+static MAX_LANES: AtomicU8 = AtomicU8::new(4);
 
-impl Default for X {
-    #[inline(always)]
-    fn default() -> Self {
-        // SAFETY: SSE2 (see the type's comment).
-        X(unsafe { _mm_setzero_si128() })
-    }
+/// Limit the bsaes register width to `lanes` 128-bit lanes (1: SSSE3,
+/// 8 blocks; 2: AVX2, 16 blocks; 4: AVX-512, 32 blocks) for keys made
+/// afterwards. A test and benchmark hook.
+pub fn limit_width(lanes: u8) {
+    MAX_LANES.store(lanes, Ordering::Relaxed);
 }
 
-macro_rules! op {
-    ($tr:ident, $f:ident, $i:ident) => {
-        impl $tr for X {
-            type Output = X;
+/// A register of bit planes: `LANES` 128-bit lanes of 8 blocks each.
+/// Values of the implementing types exist only inside this module's
+/// functions compiled with the matching target features (entered after
+/// the token's CPU check); that is what makes the intrinsic calls in their
+/// safe methods sound.
+trait Reg: Word {
+    const LANES: usize;
+    /// `16 * LANES` bytes: lane `l` from `p + 16 l`.
+    unsafe fn ldu(p: *const u8) -> Self;
+    unsafe fn stu(self, p: *mut u8);
+    /// `pshufb` in every lane with the same index vector.
+    fn shuf(self, idx: Self) -> Self;
+    /// The same 16 bytes in every lane.
+    fn bcast(b: &[u8; 16]) -> Self;
+}
+
+macro_rules! reg {
+    ($X:ident, $T:ty, $lanes:expr,
+     $xor:ident, $and:ident, $or:ident, $zero:ident, $set64:ident, $sll:ident, $srl:ident,
+     $shuf:ident, $ldu:ident, $stu:ident, $bcast:expr) => {
+        #[derive(Clone, Copy)]
+        struct $X($T);
+
+        impl Default for $X {
             #[inline(always)]
-            fn $f(self, o: X) -> X {
-                // SAFETY: SSE2 (see the type's comment).
-                X(unsafe { $i(self.0, o.0) })
+            fn default() -> Self {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $zero() })
+            }
+        }
+        impl BitXor for $X {
+            type Output = $X;
+            #[inline(always)]
+            fn bitxor(self, o: $X) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $xor(self.0, o.0) })
+            }
+        }
+        impl BitAnd for $X {
+            type Output = $X;
+            #[inline(always)]
+            fn bitand(self, o: $X) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $and(self.0, o.0) })
+            }
+        }
+        impl BitOr for $X {
+            type Output = $X;
+            #[inline(always)]
+            fn bitor(self, o: $X) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $or(self.0, o.0) })
+            }
+        }
+        impl Not for $X {
+            type Output = $X;
+            #[inline(always)]
+            fn not(self) -> $X {
+                self ^ <$X as Word>::splat_const(u64::MAX)
+            }
+        }
+        impl Word for $X {
+            /// Not used by this layout (the ct64 row functions are not used).
+            const LANE_BLOCKS: usize = 4;
+            #[inline(always)]
+            fn splat_const(m: u64) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $set64(m as i64) })
+            }
+            #[inline(always)]
+            fn shl(self, n: u32) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $sll(self.0, _mm_cvtsi32_si128(n as i32)) })
+            }
+            #[inline(always)]
+            fn shr(self, n: u32) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $srl(self.0, _mm_cvtsi32_si128(n as i32)) })
+            }
+            #[inline(always)]
+            fn rotr(self, n: u32) -> $X {
+                self.shr(n) | self.shl(64 - n)
+            }
+            /// Word `i` lane `l` = block `LANES * i + l`, then the transpose.
+            #[inline(always)]
+            fn load(get: impl Fn(usize) -> [u8; 16]) -> [$X; 8] {
+                let mut q = core::array::from_fn(|i| {
+                    let b: [[u8; 16]; $lanes] = core::array::from_fn(|l| get($lanes * i + l));
+                    // SAFETY: `b` is `16 * LANES` readable bytes.
+                    unsafe { <$X as Reg>::ldu(b.as_ptr().cast()) }
+                });
+                ortho(&mut q);
+                q
+            }
+            #[inline(always)]
+            fn store(q: &[$X; 8], mut put: impl FnMut(usize, [u8; 16])) {
+                let mut q = *q;
+                ortho(&mut q);
+                for (i, x) in q.iter().enumerate() {
+                    let mut b = [[0u8; 16]; $lanes];
+                    // SAFETY: `b` is `16 * LANES` writable bytes.
+                    unsafe { x.stu(b.as_mut_ptr().cast()) };
+                    for (l, v) in b.iter().enumerate() {
+                        put($lanes * i + l, *v);
+                    }
+                }
+            }
+        }
+        impl Reg for $X {
+            const LANES: usize = $lanes;
+            #[inline(always)]
+            unsafe fn ldu(p: *const u8) -> $X {
+                // SAFETY: the caller provides `16 * LANES` readable bytes.
+                $X(unsafe { $ldu(p.cast()) })
+            }
+            #[inline(always)]
+            unsafe fn stu(self, p: *mut u8) {
+                // SAFETY: the caller provides `16 * LANES` writable bytes.
+                unsafe { $stu(p.cast(), self.0) }
+            }
+            #[inline(always)]
+            fn shuf(self, idx: $X) -> $X {
+                // SAFETY: see `Reg`.
+                $X(unsafe { $shuf(self.0, idx.0) })
+            }
+            #[inline(always)]
+            fn bcast(b: &[u8; 16]) -> $X {
+                // SAFETY: 16 readable bytes; see `Reg` for the features.
+                $X(unsafe { $bcast(_mm_loadu_si128(b.as_ptr().cast())) })
             }
         }
     };
 }
-op!(BitXor, bitxor, _mm_xor_si128);
-op!(BitAnd, bitand, _mm_and_si128);
-op!(BitOr, bitor, _mm_or_si128);
 
-impl Not for X {
-    type Output = X;
-    #[inline(always)]
-    fn not(self) -> X {
-        // SAFETY: SSE2 (see the type's comment).
-        X(unsafe { _mm_xor_si128(self.0, _mm_set1_epi32(-1)) })
-    }
+#[inline(always)]
+unsafe fn id128(x: __m128i) -> __m128i {
+    x
 }
 
-impl Word for X {
-    /// Not used by this layout (the ct64 row functions are not used).
-    const LANE_BLOCKS: usize = 4;
-    #[inline(always)]
-    fn splat_const(m: u64) -> X {
-        // SAFETY: SSE2 (see the type's comment).
-        X(unsafe { _mm_set1_epi64x(m as i64) })
-    }
-    #[inline(always)]
-    fn shl(self, n: u32) -> X {
-        // SAFETY: SSE2 (see the type's comment).
-        X(unsafe { _mm_sll_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
-    }
-    #[inline(always)]
-    fn shr(self, n: u32) -> X {
-        // SAFETY: SSE2 (see the type's comment).
-        X(unsafe { _mm_srl_epi64(self.0, _mm_cvtsi32_si128(n as i32)) })
-    }
-    #[inline(always)]
-    fn rotr(self, n: u32) -> X {
-        self.shr(n) | self.shl(64 - n)
-    }
-    /// Block `j` into word `j`, then the bit transpose.
-    #[inline(always)]
-    fn load(get: impl Fn(usize) -> [u8; 16]) -> [X; 8] {
-        // SAFETY: 16 readable bytes, unaligned load.
-        let mut q = core::array::from_fn(|j| X(unsafe { _mm_loadu_si128(get(j).as_ptr().cast()) }));
-        ortho(&mut q);
-        q
-    }
-    #[inline(always)]
-    fn store(q: &[X; 8], mut put: impl FnMut(usize, [u8; 16])) {
-        let mut q = *q;
-        ortho(&mut q);
-        for (j, x) in q.iter().enumerate() {
-            let mut b = [0u8; 16];
-            // SAFETY: 16 writable bytes, unaligned store.
-            unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x.0) };
-            put(j, b);
-        }
-    }
-}
-
-impl X {
-    /// `pshufb` with a constant index vector.
-    #[inline(always)]
-    fn shuf(self, idx: X) -> X {
-        // SAFETY: SSSE3 (see the type's comment).
-        X(unsafe { _mm_shuffle_epi8(self.0, idx.0) })
-    }
-
-    #[inline(always)]
-    fn ld(b: &[u8; 16]) -> X {
-        // SAFETY: 16 readable bytes, unaligned load.
-        X(unsafe { _mm_loadu_si128(b.as_ptr().cast()) })
-    }
-}
+reg!(
+    X128,
+    __m128i,
+    1,
+    _mm_xor_si128,
+    _mm_and_si128,
+    _mm_or_si128,
+    _mm_setzero_si128,
+    _mm_set1_epi64x,
+    _mm_sll_epi64,
+    _mm_srl_epi64,
+    _mm_shuffle_epi8,
+    _mm_loadu_si128,
+    _mm_storeu_si128,
+    id128
+);
+reg!(
+    X256,
+    __m256i,
+    2,
+    _mm256_xor_si256,
+    _mm256_and_si256,
+    _mm256_or_si256,
+    _mm256_setzero_si256,
+    _mm256_set1_epi64x,
+    _mm256_sll_epi64,
+    _mm256_srl_epi64,
+    _mm256_shuffle_epi8,
+    _mm256_loadu_si256,
+    _mm256_storeu_si256,
+    _mm256_broadcastsi128_si256
+);
+reg!(
+    X512,
+    __m512i,
+    4,
+    _mm512_xor_si512,
+    _mm512_and_si512,
+    _mm512_or_si512,
+    _mm512_setzero_si512,
+    _mm512_set1_epi64,
+    _mm512_sll_epi64,
+    _mm512_srl_epi64,
+    _mm512_shuffle_epi8,
+    _mm512_loadu_si512,
+    _mm512_storeu_si512,
+    _mm512_broadcast_i32x4
+);
 
 /// Byte shuffles on the state (byte `p = 4c + r`).
-struct Shuffles {
-    sr: X,
-    isr: X,
-    rot1: X,
-    rot2: X,
+struct Shuffles<R> {
+    sr: R,
+    isr: R,
+    rot1: R,
+    rot2: R,
 }
 
 const fn perm(kind: u8) -> [u8; 16] {
@@ -169,20 +281,20 @@ const fn perm(kind: u8) -> [u8; 16] {
 
 const PERMS: [[u8; 16]; 4] = [perm(0), perm(1), perm(2), perm(3)];
 
-impl Shuffles {
+impl<R: Reg> Shuffles<R> {
     #[inline(always)]
     fn new() -> Self {
         Shuffles {
-            sr: X::ld(&PERMS[0]),
-            isr: X::ld(&PERMS[1]),
-            rot1: X::ld(&PERMS[2]),
-            rot2: X::ld(&PERMS[3]),
+            sr: R::bcast(&PERMS[0]),
+            isr: R::bcast(&PERMS[1]),
+            rot1: R::bcast(&PERMS[2]),
+            rot2: R::bcast(&PERMS[3]),
         }
     }
 }
 
 #[inline(always)]
-fn shuffle_all(q: &mut [X; 8], idx: X) {
+fn shuffle_all<R: Reg>(q: &mut [R; 8], idx: R) {
     for x in q.iter_mut() {
         *x = x.shuf(idx);
     }
@@ -191,10 +303,10 @@ fn shuffle_all(q: &mut [X; 8], idx: X) {
 /// MixColumns on bit planes (same formula as the portable backend, with
 /// the row rotations as byte shuffles).
 #[inline(always)]
-fn mix_columns(q: &mut [X; 8], s: &Shuffles) {
-    let r: [X; 8] = core::array::from_fn(|i| q[i].shuf(s.rot1));
-    let a: [X; 8] = core::array::from_fn(|i| q[i] ^ r[i]);
-    let t: [X; 8] = core::array::from_fn(|i| a[i].shuf(s.rot2));
+fn mix_columns<R: Reg>(q: &mut [R; 8], s: &Shuffles<R>) {
+    let r: [R; 8] = core::array::from_fn(|i| q[i].shuf(s.rot1));
+    let a: [R; 8] = core::array::from_fn(|i| q[i] ^ r[i]);
+    let t: [R; 8] = core::array::from_fn(|i| a[i].shuf(s.rot2));
     q[0] = a[7] ^ r[0] ^ t[0];
     q[1] = a[0] ^ a[7] ^ r[1] ^ t[1];
     q[2] = a[1] ^ r[2] ^ t[2];
@@ -207,8 +319,8 @@ fn mix_columns(q: &mut [X; 8], s: &Shuffles) {
 
 /// InvMixColumns = MixColumns o (b_r = a_r + 4 (a_r + a_{r+2})).
 #[inline(always)]
-fn inv_mix_columns(q: &mut [X; 8], s: &Shuffles) {
-    let u: [X; 8] = core::array::from_fn(|i| q[i] ^ q[i].shuf(s.rot2));
+fn inv_mix_columns<R: Reg>(q: &mut [R; 8], s: &Shuffles<R>) {
+    let u: [R; 8] = core::array::from_fn(|i| q[i] ^ q[i].shuf(s.rot2));
     // 4 u: multiply by x twice (bit planes, reduction by 0x1b).
     let x2 = [
         u[7],
@@ -237,16 +349,112 @@ fn inv_mix_columns(q: &mut [X; 8], s: &Shuffles) {
 }
 
 #[inline(always)]
-fn ark(q: &mut [X; 8], rk: &[[u8; 16]]) {
+fn ark<R: Reg>(q: &mut [R; 8], rk: &[[u8; 16]]) {
     for i in 0..8 {
-        q[i] = q[i] ^ X::ld(&rk[i]);
+        q[i] = q[i] ^ R::bcast(&rk[i]);
     }
 }
 
-/// Bitsliced round keys: 8 planes per round key.
+/// Encrypt (or decrypt) `8 * R::LANES` blocks from `inp` to `out`
+/// (which may be equal: all loads happen before all stores).
+///
+/// # Safety
+/// `inp`/`out`: `8 * R::LANES` readable / writable blocks; the CPU has
+/// `R`'s features.
+#[inline(always)]
+unsafe fn crypt<R: Reg, const NR: usize>(
+    rk: &[[u8; 16]; 120],
+    inp: *const u8,
+    out: *mut u8,
+    dec: bool,
+) {
+    let s = Shuffles::<R>::new();
+    let w = 16 * R::LANES;
+    // SAFETY: per the function contract.
+    let mut q: [R; 8] = core::array::from_fn(|i| unsafe { R::ldu(inp.add(w * i)) });
+    ortho(&mut q);
+    if dec {
+        ark(&mut q, &rk[8 * NR..8 * NR + 8]);
+        for r in (1..NR).rev() {
+            shuffle_all(&mut q, s.isr);
+            bitslice::inv_sbox(&mut q);
+            ark(&mut q, &rk[8 * r..8 * r + 8]);
+            inv_mix_columns(&mut q, &s);
+        }
+        shuffle_all(&mut q, s.isr);
+        bitslice::inv_sbox(&mut q);
+        ark(&mut q, &rk[0..8]);
+    } else {
+        ark(&mut q, &rk[0..8]);
+        for r in 1..NR {
+            bitslice::sbox_no_const(&mut q);
+            shuffle_all(&mut q, s.sr);
+            mix_columns(&mut q, &s);
+            ark(&mut q, &rk[8 * r..8 * r + 8]);
+        }
+        bitslice::sbox_no_const(&mut q);
+        shuffle_all(&mut q, s.sr);
+        ark(&mut q, &rk[8 * NR..8 * NR + 8]);
+    }
+    ortho(&mut q);
+    for (i, x) in q.iter().enumerate() {
+        // SAFETY: per the function contract.
+        unsafe { x.stu(out.add(w * i)) };
+    }
+}
+
+/// `n` blocks (a multiple of 8, at most 32) with the widest allowed
+/// registers.
+///
+/// # Safety
+/// `n` readable / writable blocks; SSSE3.
+#[target_feature(enable = "ssse3")]
+unsafe fn crypt_x128<const NR: usize>(
+    rk: &[[u8; 16]; 120],
+    inp: *const u8,
+    out: *mut u8,
+    n: usize,
+    dec: bool,
+) {
+    for s in (0..n).step_by(8) {
+        // SAFETY: blocks `s..s + 8` are inside the `n` blocks.
+        unsafe { crypt::<X128, NR>(rk, inp.add(16 * s), out.add(16 * s), dec) };
+    }
+}
+
+/// As [`crypt_x128`], 16 blocks per pass (`n` a multiple of 16); AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn crypt_x256<const NR: usize>(
+    rk: &[[u8; 16]; 120],
+    inp: *const u8,
+    out: *mut u8,
+    n: usize,
+    dec: bool,
+) {
+    for s in (0..n).step_by(16) {
+        // SAFETY: blocks `s..s + 16` are inside the `n` blocks.
+        unsafe { crypt::<X256, NR>(rk, inp.add(16 * s), out.add(16 * s), dec) };
+    }
+}
+
+/// As [`crypt_x128`], 32 blocks (`n == 32`); AVX-512F + BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn crypt_x512<const NR: usize>(
+    rk: &[[u8; 16]; 120],
+    inp: *const u8,
+    out: *mut u8,
+    dec: bool,
+) {
+    // SAFETY: per the function contract.
+    unsafe { crypt::<X512, NR>(rk, inp, out, dec) }
+}
+
+/// Bitsliced round keys: 8 planes per round key, and the register width
+/// (in 128-bit lanes) the batch code uses.
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
     rk: [[u8; 16]; 120],
+    lanes: u8,
 }
 
 impl<const NR: usize> Drop for Key<NR> {
@@ -257,13 +465,55 @@ impl<const NR: usize> Drop for Key<NR> {
 
 impl<const NR: usize> ZeroizeOnDrop for Key<NR> {}
 
+impl<const NR: usize> Key<NR> {
+    /// Run `n` blocks (`n` a multiple of the pass width, at most 32).
+    #[inline(always)]
+    fn run(&self, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
+        // SAFETY: a `Key` is only made with a `Bsaes` token, whose `lanes`
+        // reflects the CPU check (SSSE3; 2: AVX2; 4: AVX-512F/BW); callers
+        // pass `n` valid blocks.
+        unsafe {
+            match self.lanes {
+                4 => crypt_x512::<NR>(&self.rk, inp, out, dec),
+                2 => crypt_x256::<NR>(&self.rk, inp, out, n, dec),
+                _ => crypt_x128::<NR>(&self.rk, inp, out, n, dec),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn batch(&self, b: InOut<'_, '_, Array<Block, U32>>, dec: bool) {
+        let (i, o) = b.into_raw();
+        self.run(i.cast(), o.cast(), 32, dec);
+    }
+
+    /// Fewer than 32 blocks: zero-padded to whole passes of this width.
+    #[inline(always)]
+    fn short(&self, mut b: InOutBuf<'_, '_, Block>, dec: bool) {
+        let n = b.len();
+        let pass = 8 * self.lanes as usize;
+        let m = n.div_ceil(pass) * pass;
+        let mut tmp = [[0u8; 16]; 32];
+        for (t, s) in tmp.iter_mut().zip(b.get_in()) {
+            *t = (*s).into();
+        }
+        let p = tmp.as_mut_ptr().cast::<u8>();
+        self.run(p, p, m, dec);
+        for (d, s) in b.get_out().iter_mut().zip(tmp.iter()) {
+            *d = (*s).into();
+        }
+        tmp.zeroize();
+    }
+}
+
 /// Planes of standard round keys; `fold`: XOR 0x63 into keys 1..=NR.
 #[target_feature(enable = "ssse3")]
-fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool) -> Key<NR> {
+fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool, lanes: u8) -> Key<NR> {
     let mut rk = [[0u8; 16]; 120];
     let c = _mm_set1_epi8(if fold { 0x63 } else { 0 });
     for r in 0..=NR {
-        let mut v = X::ld(&std[r]).0;
+        // SAFETY: 16 readable bytes.
+        let mut v = unsafe { _mm_loadu_si128(std[r].as_ptr().cast()) };
         if r > 0 {
             v = _mm_xor_si128(v, c);
         }
@@ -274,106 +524,86 @@ fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool) -> Key<NR> {
             unsafe { _mm_storeu_si128(rk[8 * r + k].as_mut_ptr().cast(), p) };
         }
     }
-    Key { rk }
+    Key { rk, lanes }
 }
 
-#[target_feature(enable = "ssse3")]
-fn enc8<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Array<Block, U8>>) {
-    let s = Shuffles::new();
-    let mut q = {
-        let i = b.get_in();
-        X::load(|j| i[j].into())
-    };
-    ark(&mut q, &k.rk[0..8]);
-    for r in 1..NR {
-        bitslice::sbox_no_const(&mut q);
-        shuffle_all(&mut q, s.sr);
-        mix_columns(&mut q, &s);
-        ark(&mut q, &k.rk[8 * r..8 * r + 8]);
-    }
-    bitslice::sbox_no_const(&mut q);
-    shuffle_all(&mut q, s.sr);
-    ark(&mut q, &k.rk[8 * NR..8 * NR + 8]);
-    let o = b.get_out();
-    X::store(&q, |j, v| o[j] = v.into());
-}
-
-#[target_feature(enable = "ssse3")]
-fn dec8<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Array<Block, U8>>) {
-    let s = Shuffles::new();
-    let mut q = {
-        let i = b.get_in();
-        X::load(|j| i[j].into())
-    };
-    ark(&mut q, &k.rk[8 * NR..8 * NR + 8]);
-    for r in (1..NR).rev() {
-        shuffle_all(&mut q, s.isr);
-        bitslice::inv_sbox(&mut q);
-        ark(&mut q, &k.rk[8 * r..8 * r + 8]);
-        inv_mix_columns(&mut q, &s);
-    }
-    shuffle_all(&mut q, s.isr);
-    bitslice::inv_sbox(&mut q);
-    ark(&mut q, &k.rk[0..8]);
-    let o = b.get_out();
-    X::store(&q, |j, v| o[j] = v.into());
-}
-
-/// Proof that this CPU has SSSE3.
+/// Proof that this CPU has SSSE3 (and how wide the batch code may go).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Bsaes(());
+pub(crate) struct Bsaes {
+    lanes: u8,
+}
 
 impl Bitsliced<Vpaes> for Bsaes {
     type Token = Bsaes;
-    type Batch = U8;
+    type Batch = U32;
     type Key<const NR: usize> = Key<NR>;
 
     fn token() -> Option<Bsaes> {
-        cpu_ssse3::get().then_some(Bsaes(()))
+        if !cpu_ssse3::get() {
+            return None;
+        }
+        let hw = if cpu_avx512::get() {
+            4
+        } else if cpu_avx2::get() {
+            2
+        } else {
+            1
+        };
+        Some(Bsaes {
+            lanes: hw.min(MAX_LANES.load(Ordering::Relaxed)).max(1),
+        })
     }
 
-    fn enc_key_from_single<const NR: usize>(_: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
+    fn enc_key_from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
         let mut std = [[0u8; 16]; 15];
         // SAFETY: the token proves SSSE3.
         let key = unsafe {
             vpaes::standard_enc(k, &mut std);
-            planes::<NR>(&std, true)
+            planes::<NR>(&std, true, t.lanes)
         };
         std.zeroize();
         key
     }
 
-    fn dec_key_from_single<const NR: usize>(_: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
+    fn dec_key_from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
         let mut std = [[0u8; 16]; 15];
         // SAFETY: the token proves SSSE3.
         let key = unsafe {
             vpaes::standard_enc(k, &mut std);
-            planes::<NR>(&std, false)
+            planes::<NR>(&std, false, t.lanes)
         };
         std.zeroize();
         key
     }
 
-    fn enc_key_from_schedule<const NR: usize>(_: Bsaes, ks: &Schedule<NR>) -> Key<NR> {
+    fn enc_key_from_schedule<const NR: usize>(t: Bsaes, ks: &Schedule<NR>) -> Key<NR> {
         // SAFETY: the token proves SSSE3.
-        unsafe { planes::<NR>(&ks.enc, true) }
+        unsafe { planes::<NR>(&ks.enc, true, t.lanes) }
     }
 
-    fn dec_key_from_schedule<const NR: usize>(_: Bsaes, ks: &Schedule<NR>) -> Key<NR> {
+    fn dec_key_from_schedule<const NR: usize>(t: Bsaes, ks: &Schedule<NR>) -> Key<NR> {
         // SAFETY: the token proves SSSE3.
-        unsafe { planes::<NR>(&ks.enc, false) }
+        unsafe { planes::<NR>(&ks.enc, false, t.lanes) }
     }
 
     #[inline(always)]
-    fn encrypt_batch<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
-        // SAFETY: a bsaes `Key` is only made with a `Bsaes` token (SSSE3).
-        unsafe { enc8(k, b) }
+    fn encrypt_batch<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Array<Block, U32>>) {
+        k.batch(b, false)
     }
 
     #[inline(always)]
-    fn decrypt_batch<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
-        // SAFETY: as above.
-        unsafe { dec8(k, b) }
+    fn decrypt_batch<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Array<Block, U32>>) {
+        k.batch(b, true)
+    }
+
+    #[inline(always)]
+    fn encrypt_short<const NR: usize>(k: &Key<NR>, b: InOutBuf<'_, '_, Block>) {
+        k.short(b, false)
+    }
+
+    #[inline(always)]
+    fn decrypt_short<const NR: usize>(k: &Key<NR>, b: InOutBuf<'_, '_, Block>) {
+        k.short(b, true)
     }
 }
 
@@ -384,12 +614,15 @@ mod tests {
 
     /// A bsaes key converted from the vpaes form equals (byte for byte,
     /// and so encrypts identically to) one made from the standard
-    /// schedule, for both directions and all key sizes.
-    fn conversion<const NR: usize>() {
+    /// schedule, for both directions and all key sizes; and every register
+    /// width this CPU has gives the same result as vpaes, for whole
+    /// batches and for short (padded) runs.
+    fn conversion<const NR: usize>(lanes: u8) {
+        limit_width(lanes);
         let (Some(vt), Some(bt)) = (Vpaes::token(), Bsaes::token()) else {
             return;
         };
-        for seed in 0..32u8 {
+        for seed in 0..16u8 {
             let mut key = [0u8; 32];
             for (i, b) in key.iter_mut().enumerate() {
                 *b = (i as u8).wrapping_mul(37) ^ seed.wrapping_mul(101) ^ (seed >> 3);
@@ -406,25 +639,41 @@ mod tests {
                 Bsaes::dec_key_from_schedule(bt, &ks),
             );
             assert_eq!(c.rk, d.rk, "dec NR={NR} seed={seed}");
-            // And a batch through each gives the same ciphertext.
-            let mut x: Array<Block, U8> = Default::default();
+            // A batch against vpaes, both directions.
+            let mut x: Array<Block, U32> = Default::default();
             for (j, blk) in x.iter_mut().enumerate() {
                 blk[0] = seed;
                 blk[1] = j as u8;
+                blk[5] = key[j % 16];
             }
-            let mut y = x.clone();
+            let pt = x.clone();
+            let mut want = x.clone();
+            for w in want.iter_mut() {
+                Vpaes::encrypt1(&vk, w.into());
+            }
             Bsaes::encrypt_batch(&a, (&mut x).into());
-            Bsaes::encrypt_batch(&b, (&mut y).into());
-            assert_eq!(x, y);
+            assert_eq!(x, want, "batch lanes={lanes} NR={NR}");
             Bsaes::decrypt_batch(&c, (&mut x).into());
-            assert_eq!(x[3][1], 3);
+            assert_eq!(x, pt);
+            // Short runs.
+            for n in 1..32 {
+                let mut y = pt.clone();
+                Bsaes::encrypt_short(&a, (&mut y[..n]).into());
+                assert_eq!(&y[..n], &want[..n], "short n={n} lanes={lanes}");
+                assert_eq!(&y[n..], &pt[n..]);
+                Bsaes::decrypt_short(&c, (&mut y[..n]).into());
+                assert_eq!(y, pt);
+            }
         }
     }
 
     #[test]
-    fn key_conversion_all_sizes() {
-        conversion::<10>();
-        conversion::<12>();
-        conversion::<14>();
+    fn key_conversion_all_sizes_all_widths() {
+        for lanes in [1, 2, 4] {
+            conversion::<10>(lanes);
+            conversion::<12>(lanes);
+            conversion::<14>(lanes);
+        }
+        limit_width(4);
     }
 }

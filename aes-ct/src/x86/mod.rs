@@ -1,3 +1,5 @@
+//! (Hidden; only [`bsaes_limit_width`] is public, a test hook.)
+//!
 //! x86 / x86_64 backends: AES-NI, VAES (AVX2 / AVX-512), and for CPUs
 //! without AES-NI the SSSE3 vpaes + bsaes hybrid.
 
@@ -9,3 +11,8 @@ pub(crate) mod bsaes;
 pub(crate) mod vaes;
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
 pub(crate) mod vpaes;
+
+/// Test and benchmark hook: limit the bsaes register width (1: SSSE3,
+/// 2: AVX2, 4: AVX-512) for keys made afterwards.
+#[cfg(any(feature = "bsaes", feature = "hybrid"))]
+pub use bsaes::limit_width as bsaes_limit_width;
