@@ -1,0 +1,87 @@
+//! The valgrind check catches what it must: the leaky toys (a
+//! secret-indexed table lookup, a secret branch) make memcheck report and
+//! the run fail; the constant-time toy passes. Also checks that the
+//! harness refuses to "pass" when it is not under valgrind.
+//!
+//! Needs valgrind on PATH: without it the valgrind tests say so and pass
+//! (`cargo xtask ct` installs valgrind and runs the same toys, failing if
+//! they are not caught).
+
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_ct-check");
+
+fn have_valgrind() -> bool {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipped: valgrind not found");
+    }
+    ok
+}
+
+/// Run a toy under memcheck; (exit code, valgrind's stderr).
+fn toy(which: &str) -> (i32, String) {
+    let out = Command::new("valgrind")
+        .args(["--error-exitcode=1", "--track-origins=yes"])
+        .arg(EXE)
+        .arg(which)
+        .output()
+        .expect("run valgrind");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn secret_indexed_table_lookup_is_caught() {
+    if !have_valgrind() {
+        return;
+    }
+    let (code, err) = toy("toy-table");
+    assert_ne!(code, 0, "the leak was not caught:\n{err}");
+    assert!(
+        err.contains("Use of uninitialised value of size"),
+        "no address report:\n{err}"
+    );
+    assert!(err.contains("leaky_table"), "report not in the toy:\n{err}");
+}
+
+#[test]
+fn secret_branch_is_caught() {
+    if !have_valgrind() {
+        return;
+    }
+    let (code, err) = toy("toy-branch");
+    assert_ne!(code, 0, "the leak was not caught:\n{err}");
+    assert!(
+        err.contains("Conditional jump or move depends on uninitialised value(s)"),
+        "no branch report:\n{err}"
+    );
+    assert!(
+        err.contains("leaky_branch"),
+        "report not in the toy:\n{err}"
+    );
+}
+
+#[test]
+fn constant_time_toy_passes() {
+    if !have_valgrind() {
+        return;
+    }
+    let (code, err) = toy("toy-clean");
+    assert_eq!(code, 0, "false positive:\n{err}");
+    assert!(!err.contains("uninitialised"), "false positive:\n{err}");
+}
+
+#[test]
+fn native_run_refuses_to_pass() {
+    let out = Command::new(EXE).arg("toy-table").output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(EXE).arg("run").output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
