@@ -3,14 +3,14 @@
 //!
 //! Technique: the AES-NI backend's (`aesni.rs`) round structure, widened:
 //! `vaesenc` applies one round to every 128-bit lane (Intel SDM, "VAESENC";
-//! the round keys are broadcast to all lanes). A parallel batch is 32
-//! blocks: 8 `zmm` registers, or 2 x 8 `ymm` registers, interleaved round
+//! the round keys are broadcast to all lanes). A parallel batch is 64
+//! blocks: 16 `zmm` registers, or 4 x 8 `ymm` registers, interleaved round
 //! by round. The AVX-512 path is chosen at run time when the CPU has it,
 //! else the AVX2 one. Single blocks and tails use 128-bit AES-NI.
 //!
 //! Key form: the AES-NI key form (standard schedule bytes, encryption and
-//! equivalent-inverse-cipher decryption keys), broadcast into registers
-//! once per call; the stack copy is overwritten when the call returns.
+//! equivalent-inverse-cipher decryption keys), loaded once per call and
+//! broadcast to wide registers on the call's first parallel batch; the stack copy is overwritten when the call returns.
 //!
 //! Constant time: the AES instructions are data-independent; no tables.
 //! Cost: 1 instruction per round per 2 or 4 blocks.
@@ -20,13 +20,14 @@ use crate::{backend::Engine, schedule::Schedule};
 use cipher::{
     Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
     BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
-    consts::{U16, U32},
+    consts::{U16, U64},
     inout::{InOut, InOutBuf},
 };
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+use core::cell::OnceCell;
 
 cpufeatures::new!(cpu_vaes256, "aes", "vaes", "avx2");
 cpufeatures::new!(cpu_vaes512, "aes", "vaes", "avx512f");
@@ -86,39 +87,48 @@ impl Engine for Vaes {
     }
 }
 
-/// Round keys for the AVX-512 path: broadcast to `zmm`, and in `xmm`.
+/// Round keys for the AVX-512 path: in `xmm`, and broadcast to `zmm` on
+/// the first parallel batch of the call (short messages never pay for it).
 struct Rk512<const NR: usize> {
-    w: [__m512i; 15],
+    w: OnceCell<[__m512i; 15]>,
     n: aesni::Rk<NR>,
 }
 
-/// Round keys for the AVX2 path.
+/// Round keys for the AVX2 path (broadcast to `ymm` lazily, likewise).
 struct Rk256<const NR: usize> {
-    w: [__m256i; 15],
+    w: OnceCell<[__m256i; 15]>,
     n: aesni::Rk<NR>,
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
 fn rk512<const NR: usize>(k: &[[u8; 16]; 15]) -> Rk512<NR> {
-    let n = aesni::Rk::<NR>::load(k);
     Rk512 {
-        w: core::array::from_fn(|i| _mm512_broadcast_i32x4(n.0[i])),
-        n,
+        w: OnceCell::new(),
+        n: aesni::Rk::<NR>::load(k),
     }
 }
 
 #[target_feature(enable = "aes,vaes,avx2")]
 fn rk256<const NR: usize>(k: &[[u8; 16]; 15]) -> Rk256<NR> {
-    let n = aesni::Rk::<NR>::load(k);
     Rk256 {
-        w: core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.0[i])),
-        n,
+        w: OnceCell::new(),
+        n: aesni::Rk::<NR>::load(k),
     }
+}
+
+#[target_feature(enable = "avx512f")]
+fn bcast512(n: &[__m128i; 15]) -> [__m512i; 15] {
+    core::array::from_fn(|i| _mm512_broadcast_i32x4(n[i]))
+}
+
+#[target_feature(enable = "avx2")]
+fn bcast256(n: &[__m128i; 15]) -> [__m256i; 15] {
+    core::array::from_fn(|i| _mm256_broadcastsi128_si256(n[i]))
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
 fn wipe512<const NR: usize>(rk: &mut Rk512<NR>) {
-    for r in rk.w.iter_mut() {
+    for r in rk.w.get_mut().into_iter().flatten() {
         // SAFETY: valid exclusive reference.
         unsafe { core::ptr::write_volatile(r, _mm512_setzero_si512()) };
     }
@@ -127,7 +137,7 @@ fn wipe512<const NR: usize>(rk: &mut Rk512<NR>) {
 
 #[target_feature(enable = "aes,vaes,avx2")]
 fn wipe256<const NR: usize>(rk: &mut Rk256<NR>) {
-    for r in rk.w.iter_mut() {
+    for r in rk.w.get_mut().into_iter().flatten() {
         // SAFETY: valid exclusive reference.
         unsafe { core::ptr::write_volatile(r, _mm256_setzero_si256()) };
     }
@@ -162,23 +172,23 @@ fn dec256<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<Blo
     wipe256(&mut rk);
 }
 
-/// 32 blocks, 4 per `zmm`, interleaved; all loads before all stores.
+/// 64 blocks, 4 per `zmm` in 16 registers, interleaved; all loads before
+/// all stores.
 #[target_feature(enable = "aes,vaes,avx512f")]
 #[inline]
-fn par512<const NR: usize>(
+fn par512<const NR: usize, const DEC: bool>(
     rk: &[__m512i; 15],
     mut blocks: InOut<'_, '_, ParBlocks<Rk512<NR>>>,
-    dec: bool,
 ) {
     let inp = blocks.get_in().as_ptr().cast::<__m512i>();
-    // SAFETY: 32 blocks = 8 x 64 readable bytes; unaligned loads.
-    let mut b: [__m512i; 8] = core::array::from_fn(|i| unsafe { _mm512_loadu_si512(inp.add(i)) });
+    // SAFETY: 64 blocks = 16 x 64 readable bytes; unaligned loads.
+    let mut b: [__m512i; 16] = core::array::from_fn(|i| unsafe { _mm512_loadu_si512(inp.add(i)) });
     for x in b.iter_mut() {
         *x = _mm512_xor_si512(*x, rk[0]);
     }
     for r in 1..NR {
         for x in b.iter_mut() {
-            *x = if dec {
+            *x = if DEC {
                 _mm512_aesdec_epi128(*x, rk[r])
             } else {
                 _mm512_aesenc_epi128(*x, rk[r])
@@ -186,7 +196,7 @@ fn par512<const NR: usize>(
         }
     }
     for x in b.iter_mut() {
-        *x = if dec {
+        *x = if DEC {
             _mm512_aesdeclast_epi128(*x, rk[NR])
         } else {
             _mm512_aesenclast_epi128(*x, rk[NR])
@@ -194,7 +204,7 @@ fn par512<const NR: usize>(
     }
     let out = blocks.get_out().as_mut_ptr().cast::<__m512i>();
     for (i, x) in b.iter().enumerate() {
-        // SAFETY: 8 x 64 writable bytes; unaligned stores.
+        // SAFETY: 16 x 64 writable bytes; unaligned stores.
         unsafe { _mm512_storeu_si512(out.add(i), *x) };
     }
 }
@@ -202,10 +212,9 @@ fn par512<const NR: usize>(
 /// 16 blocks, 2 per `ymm`, interleaved; all loads before all stores.
 #[target_feature(enable = "aes,vaes,avx2")]
 #[inline]
-fn par256x16<const NR: usize>(
+fn par256x16<const NR: usize, const DEC: bool>(
     rk: &[__m256i; 15],
     mut blocks: InOutBuf<'_, '_, crate::Block>,
-    dec: bool,
 ) {
     debug_assert_eq!(blocks.len(), 16);
     let inp = blocks.get_in().as_ptr().cast::<__m256i>();
@@ -216,7 +225,7 @@ fn par256x16<const NR: usize>(
     }
     for r in 1..NR {
         for x in b.iter_mut() {
-            *x = if dec {
+            *x = if DEC {
                 _mm256_aesdec_epi128(*x, rk[r])
             } else {
                 _mm256_aesenc_epi128(*x, rk[r])
@@ -224,7 +233,7 @@ fn par256x16<const NR: usize>(
         }
     }
     for x in b.iter_mut() {
-        *x = if dec {
+        *x = if DEC {
             _mm256_aesdeclast_epi128(*x, rk[NR])
         } else {
             _mm256_aesenclast_epi128(*x, rk[NR])
@@ -243,7 +252,7 @@ macro_rules! common {
             type BlockSize = U16;
         }
         impl<const NR: usize> ParBlocksSizeUser for $rk<NR> {
-            type ParBlocksSize = U32;
+            type ParBlocksSize = U64;
         }
     };
 }
@@ -264,7 +273,9 @@ macro_rules! impl_dir {
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
                 // SAFETY: as above.
-                unsafe { par512::<NR>(&self.w, blocks, $dec) };
+                let w = self.w.get_or_init(|| unsafe { bcast512(&self.n.0) });
+                // SAFETY: as above.
+                unsafe { par512::<NR, $dec>(w, blocks) };
             }
             #[inline(always)]
             fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
@@ -283,11 +294,12 @@ macro_rules! impl_dir {
             }
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                let (a, b) = blocks.into_buf().split_at(16);
                 // SAFETY: as above.
-                unsafe {
-                    par256x16::<NR>(&self.w, a, $dec);
-                    par256x16::<NR>(&self.w, b, $dec);
+                let w = self.w.get_or_init(|| unsafe { bcast256(&self.n.0) });
+                let (chunks, _) = blocks.into_buf().into_chunks::<U16>();
+                for c in chunks {
+                    // SAFETY: as above.
+                    unsafe { par256x16::<NR, $dec>(w, c.into_buf()) };
                 }
             }
             #[inline(always)]
@@ -314,7 +326,7 @@ impl_dir!(
     true
 );
 
-/// Tails (fewer than 32 blocks): 8-block AES-NI groups, then the AES-NI
+/// Tails (fewer than 64 blocks): 8-block AES-NI groups, then the AES-NI
 /// tail (4/2/1).
 #[inline(always)]
 fn aesni_tail<const NR: usize>(
