@@ -144,16 +144,19 @@ backends! {
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"),
         all(target_arch = "aarch64", feature = "neon", feature = "hybrid"),
+        all(target_arch = "arm", feature = "neon", feature = "hybrid"),
     ))]
     Hybrid => crate::hybrid::HybridEngine, "hybrid", "vpaes for single blocks and tails, bsaes for batches with a per-call converted key (SSSE3 / NEON).";
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vpaes"),
         all(target_arch = "aarch64", feature = "neon", feature = "vpaes"),
+        all(target_arch = "arm", feature = "neon", feature = "vpaes"),
     ))]
     Vpaes => crate::hybrid::VpaesEngine, "vpaes", "vpaes alone: vector-permute AES, 1 or 2 blocks interleaved (SSSE3 / NEON).";
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "bsaes"),
         all(target_arch = "aarch64", feature = "neon", feature = "bsaes"),
+        all(target_arch = "arm", feature = "neon", feature = "bsaes"),
     ))]
     Bsaes => crate::hybrid::BsaesEngine, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, long-term bitsliced key (SSSE3 / NEON).";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";

@@ -571,3 +571,13 @@ pub(crate) type BsaesEngine = BsaesOnly<crate::x86::vpaes::Vpaes, crate::x86::bs
 /// The hybrid (x86: SSSE3 vpaes + SSSE3 bsaes).
 #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"))]
 pub(crate) type HybridEngine = Hybrid<crate::x86::vpaes::Vpaes, crate::x86::bsaes::Bsaes>;
+
+/// vpaes alone (armv7: NEON `vtbl`, assembly).
+#[cfg(all(target_arch = "arm", feature = "neon", feature = "vpaes"))]
+pub(crate) type VpaesEngine = crate::arm::Vpaes;
+/// bsaes alone (armv7: NEON, assembly).
+#[cfg(all(target_arch = "arm", feature = "neon", feature = "bsaes"))]
+pub(crate) type BsaesEngine = crate::arm::Bsaes;
+/// The hybrid (armv7: NEON, assembly).
+#[cfg(all(target_arch = "arm", feature = "neon", feature = "hybrid"))]
+pub(crate) type HybridEngine = crate::arm::Hybrid;

@@ -16,6 +16,8 @@ pub use cipher;
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+#[cfg(all(target_arch = "arm", feature = "neon"))]
+mod arm;
 mod backend;
 #[doc(hidden)]
 pub mod hazmat;

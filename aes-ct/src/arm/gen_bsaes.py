@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""Generate aes-ct/src/arm/bsaes_asm.rs: armv7 NEON bsaes in `global_asm!`.
+
+Not part of the build. Run from the repository root after changing the
+circuit or this generator:  python3 aes-ct/src/arm/gen_bsaes.py
+
+The S-box gates are read from `sbox_no_const` in aes-ct/src/soft/bitslice.rs
+(the shared Boyar-Peralta circuit), so the assembly computes exactly the
+portable circuit. Everything else (layout, ShiftRows, MixColumns, the
+transposition) follows aes-ct/src/aarch64/bsaes.rs: plane k, byte 4r + c,
+bit j = bit k of byte (r, c) of block j.
+
+Register allocation is done here: a straight-line list of operations on
+values is assigned to q0-q15 by a linear scan that, when no register is
+free, spills the value whose next use is farthest (Belady). Spill slots are
+16-byte aligned stack slots addressed through r4-r11 (one pointer per slot,
+so a spill or reload is one instruction). Constants (byte permutations,
+masks) are rematerialised instead of spilled.
+"""
+import re, sys, os
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+BITSLICE = os.path.join(ROOT, "..", "soft", "bitslice.rs")
+
+def sbox_gates():
+    src = open(BITSLICE).read()
+    body = src[src.index("pub(crate) fn sbox_no_const"):]
+    body = body[:body.index("\n}\n")]
+    ins, gates, outs = {}, [], {}
+    for l in body.splitlines():
+        l = l.strip()
+        m = re.match(r"let (x\d) = q\[(\d)\];", l)
+        if m: ins[m.group(1)] = int(m.group(2)); continue
+        m = re.match(r"let (\w+) = (\w+) ([&^]) (\w+);", l)
+        if m: gates.append((m.group(1), m.group(2), m.group(3), m.group(4))); continue
+        m = re.match(r"q\[(\d)\] = (\w+);", l)
+        if m: outs[int(m.group(1))] = m.group(2); continue
+    assert len(gates) == 115 and len(ins) == 8 and len(outs) == 8, (len(gates), len(ins), len(outs))
+    return ins, gates, outs
+
+INS, GATES, OUTS = sbox_gates()
+
+def perm_rows(k):
+    # new (r, c) = old (r, c + k r), row-major byte 4r + c
+    return [4 * (i // 4) + ((i % 4) + k * (i // 4)) % 4 for i in range(16)]
+
+TRANSPOSE = [(i % 4) * 4 + i // 4 for i in range(16)]
+SR = perm_rows(1)
+ISR = perm_rows(3)
+
+class Prog:
+    """Straight-line operations on named values."""
+    def __init__(self):
+        self.ops = []
+        self.n = 0
+    def new(self, p="v"):
+        self.n += 1
+        return "%s%d" % (p, self.n)
+    def op(self, kind, dst, srcs, **kw):
+        self.ops.append((kind, dst, srcs, kw))
+        return dst
+    def xor(self, a, b): return self.op("veor", self.new(), [a, b])
+    def and_(self, a, b): return self.op("vand", self.new(), [a, b])
+    def ext(self, a, n): return self.op("vext", self.new(), [a], imm=n)
+    def tbl(self, a, t): return self.op("vtbl", self.new(), [a, t])
+    def const(self, name): return self.op("const", self.new("c"), [], name=name)
+    def shr(self, a, n): return self.op("vshr", self.new(), [a], imm=n)
+    def shl(self, a, n): return self.op("vshl", self.new(), [a], imm=n)
+    def key(self): return self.op("key", self.new("k"), [])
+
+def sbox(p, q):
+    env = {x: q[i] for x, i in INS.items()}
+    for d, a, o, b in GATES:
+        env[d] = p.xor(env[a], env[b]) if o == "^" else p.and_(env[a], env[b])
+    return [env[OUTS[i]] for i in range(8)]
+
+def inv_affine_lin(p, q):
+    # M^-1 part of inv_affine (the constant is folded into round keys)
+    return [p.xor(p.xor(q[(i + 2) % 8], q[(i + 5) % 8]), q[(i + 7) % 8]) for i in range(8)]
+
+def permute(p, q, table):
+    t = p.const(table)
+    return [p.tbl(x, t) for x in q]
+
+def mix_columns(p, q):
+    out = [None] * 8
+    a, t = [None] * 8, [None] * 8
+    for i in [7, 0, 1, 2, 3, 4, 5, 6]:
+        r = p.ext(q[i], 4)
+        a[i] = p.xor(q[i], r)
+        t[i] = p.xor(p.ext(a[i], 8), r)
+    out[0] = p.xor(a[7], t[0])
+    out[1] = p.xor(p.xor(a[0], a[7]), t[1])
+    out[2] = p.xor(a[1], t[2])
+    out[3] = p.xor(p.xor(a[2], a[7]), t[3])
+    out[4] = p.xor(p.xor(a[3], a[7]), t[4])
+    out[5] = p.xor(a[4], t[5])
+    out[6] = p.xor(a[5], t[6])
+    out[7] = p.xor(a[6], t[7])
+    return out
+
+def xtime(p, v):
+    return [v[7], p.xor(v[0], v[7]), v[1], p.xor(v[2], v[7]), p.xor(v[3], v[7]), v[4], v[5], v[6]]
+
+def inv_mix_columns(p, q):
+    u = [p.xor(x, p.ext(x, 8)) for x in q]
+    u4 = xtime(p, xtime(p, u))
+    return mix_columns(p, [p.xor(q[i], u4[i]) for i in range(8)])
+
+def ark(p, q):
+    return [p.xor(q[i], p.key()) for i in range(8)]
+
+def swapmove(p, q, i, d, m):
+    a, b = q[i], q[i + d]
+    t = p.and_(p.xor(p.shr(a, d), b), m)
+    q[i + d] = p.xor(b, t)
+    q[i] = p.xor(a, p.shl(t, d))
+
+def bit_transpose(p, q):
+    q = list(q)
+    for d, mask in [(1, "m55"), (2, "m33"), (4, "m0f")]:
+        m = p.const(mask)
+        for i in range(8):
+            if i & d == 0:
+                swapmove(p, q, i, d, m)
+    return q
+
+class Alloc:
+    """Linear scan over one segment; returns the assembly lines."""
+    NQ = 16
+    SLOTS = ["r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r1", "r2", "ip"]
+    NSLOTS = 24  # slots 11.. are addressed as r4 + 16 * slot (two vstr/vldr)
+
+    def __init__(self, prog, inputs, outputs):
+        self.prog, self.inputs, self.outputs = prog, inputs, outputs
+        self.lines = []
+        self.reg = {}      # value -> q index
+        self.owner = {}    # q index -> value
+        self.slot = {}     # value -> slot index (spilled copy)
+        self.consts = {}   # value -> const name
+        self.spills = self.reloads = 0
+        self.max_slots = 0
+
+    def uses(self):
+        nu = {}
+        for i, (k, d, s, kw) in enumerate(self.prog.ops):
+            for v in s:
+                nu.setdefault(v, []).append(i)
+        for j, v in enumerate(self.outputs):
+            nu.setdefault(v, []).append(len(self.prog.ops) + j)
+        return nu
+
+    def next_use(self, v, i):
+        for u in self.nu.get(v, []):
+            if u >= i:
+                return u
+        return None
+
+    def free_reg(self, i, avoid=()):
+        for r in range(self.NQ):
+            if r not in self.owner and r not in avoid:
+                return r
+        # evict the farthest next use
+        best, far = None, -1
+        for r, v in self.owner.items():
+            if r in avoid:
+                continue
+            n = self.next_use(v, i)
+            n = 10**9 if n is None else n
+            if n > far:
+                best, far = r, n
+        v = self.owner.pop(best)
+        del self.reg[v]
+        if self.next_use(v, i) is not None and v not in self.consts and v not in self.slot:
+            s = self.new_slot(i)
+            self.slot[v] = s
+            self.emit_slot("vst1.64", best, s)
+            self.spills += 1
+        return best
+
+    def new_slot(self, i):
+        used = set(self.slot.values())
+        for s in range(self.NSLOTS):
+            if s not in used:
+                self.max_slots = max(self.max_slots, s + 1)
+                return s
+        # free slots of dead values
+        for v in list(self.slot):
+            if self.next_use(v, i) is None or v in self.reg:
+                del self.slot[v]
+        used = set(self.slot.values())
+        for s in range(self.NSLOTS):
+            if s not in used:
+                self.max_slots = max(self.max_slots, s + 1)
+                return s
+        raise RuntimeError("out of spill slots")
+
+    def emit_slot(self, op, r, s):
+        if s < len(self.SLOTS):
+            self.emit("%s {{d%d-d%d}}, [%s :128]" % (op, 2 * r, 2 * r + 1, self.SLOTS[s]))
+        else:
+            o = "vstr" if op == "vst1.64" else "vldr"
+            self.emit("%s d%d, [r4, #%d]" % (o, 2 * r, 16 * s))
+            self.emit("%s d%d, [r4, #%d]" % (o, 2 * r + 1, 16 * s + 8))
+
+    def emit(self, s):
+        self.lines.append("    " + s)
+
+    def load_const(self, v, r):
+        name = self.consts[v]
+        if name.startswith("m"):
+            self.emit("vmov.i8 q%d, #0x%s" % (r, name[1:]))
+        else:
+            off = CONST_OFF[name]
+            if off == 0:
+                self.emit("vld1.8 {{d%d-d%d}}, [lr :128]" % (2 * r, 2 * r + 1))
+            else:
+                self.emit("vldr d%d, [lr, #%d]" % (2 * r, off))
+                self.emit("vldr d%d, [lr, #%d]" % (2 * r + 1, off + 8))
+
+    def ensure(self, v, i, avoid=()):
+        if v in self.reg:
+            return self.reg[v]
+        r = self.free_reg(i, avoid)
+        if v in self.consts:
+            self.load_const(v, r)
+        else:
+            s = self.slot[v]
+            self.emit_slot("vld1.64", r, s)
+            self.reloads += 1
+        self.reg[v], self.owner[r] = r, v
+        return r
+
+    def release_dead(self, i):
+        for v in list(self.reg):
+            if self.next_use(v, i) is None:
+                r = self.reg.pop(v)
+                del self.owner[r]
+        for v in list(self.slot):
+            if self.next_use(v, i) is None:
+                del self.slot[v]
+
+    def run(self):
+        self.nu = self.uses()
+        for j, v in enumerate(self.inputs):
+            self.reg[v], self.owner[j] = j, v
+        for i, (k, d, s, kw) in enumerate(self.prog.ops):
+            if k == "const":
+                self.consts[d] = kw["name"]
+                continue
+            if k == "key":
+                r = self.free_reg(i)
+                self.emit("vld1.8 {{d%d-d%d}}, [r0 :128]!" % (2 * r, 2 * r + 1))
+                self.reg[d], self.owner[r] = r, d
+                continue
+            rs = []
+            for v in s:
+                rs.append(self.ensure(v, i, avoid=tuple(rs)))
+            if k == "vtbl":
+                # destination must differ from the table source
+                r = self.free_reg(i, avoid=tuple(rs))
+            else:
+                self.release_dead(i + 1)
+                r = self.free_reg(i, avoid=tuple(x for x in rs if x in self.owner))
+            a = rs[0]
+            if k in ("veor", "vand"):
+                self.emit("%s q%d, q%d, q%d" % (k, r, a, rs[1]))
+            elif k == "vext":
+                self.emit("vext.8 q%d, q%d, q%d, #%d" % (r, a, a, kw["imm"]))
+            elif k == "vshr":
+                self.emit("vshr.u8 q%d, q%d, #%d" % (r, a, kw["imm"]))
+            elif k == "vshl":
+                self.emit("vshl.i8 q%d, q%d, #%d" % (r, a, kw["imm"]))
+            elif k == "vtbl":
+                t = rs[1]
+                self.emit("vtbl.8 d%d, {{d%d-d%d}}, d%d" % (2 * r, 2 * a, 2 * a + 1, 2 * t))
+                self.emit("vtbl.8 d%d, {{d%d-d%d}}, d%d" % (2 * r + 1, 2 * a, 2 * a + 1, 2 * t + 1))
+            else:
+                raise ValueError(k)
+            self.reg[d], self.owner[r] = r, d
+            self.release_dead(i + 1)
+        # bring outputs to q0..q7
+        n = len(self.prog.ops)
+        for j, v in enumerate(self.outputs):
+            self.ensure(v, n + j, avoid=tuple(range(j)))
+        self.place()
+        return self.lines
+
+    def place(self):
+        """Parallel move: output j into q j (vswp resolves cycles)."""
+        want = {v: j for j, v in enumerate(self.outputs)}
+        for j, v in enumerate(self.outputs):
+            r = self.reg[v]
+            if r == j:
+                continue
+            if j in self.owner:
+                w = self.owner[j]
+                self.emit("vswp q%d, q%d" % (j, r))
+                self.reg[w], self.owner[r] = r, w
+            else:
+                self.emit("vmov q%d, q%d" % (j, r))
+                del self.owner[r]
+            self.reg[v], self.owner[j] = j, v
+
+# Per routine: its ShiftRows permutation at offset 0, TRANSPOSE at 16.
+CONST_OFF = {"SR": 0, "ISR": 0, "TRANSPOSE": 16}
+
+def schedule(p, outs):
+    """Greedy list scheduling that keeps few values live: among the ready
+    operations prefer the one whose operands die there (pressure change
+    1 - deaths), then the original order. Round-key loads keep their
+    relative order (the key pointer is post-incremented)."""
+    ops = p.ops
+    prod = {d: i for i, (k, d, s, kw) in enumerate(ops)}
+    users = {}
+    for i, (k, d, s, kw) in enumerate(ops):
+        for v in s:
+            users.setdefault(v, set()).add(i)
+    for v in outs:
+        users.setdefault(v, set()).add(len(ops))
+    done_vals = set(v for v in users if v not in prod)  # segment inputs
+    remaining = set(range(len(ops)))
+    pending_uses = {v: set(u) for v, u in users.items()}
+    keys = [i for i, o in enumerate(ops) if o[0] == "key"]
+    order = []
+    while remaining:
+        best, bkey = None, None
+        for i in remaining:
+            k, d, s, kw = ops[i]
+            if any(v not in done_vals for v in s):
+                continue
+            if k == "key" and keys and keys[0] != i:
+                continue
+            if k in ("const", "key"):
+                # only when a consumer is otherwise ready
+                cons = [u for u in users.get(d, ()) if u < len(ops)]
+                ok = any(all(w in done_vals or w == d for w in ops[u][2]) for u in cons)
+                pr = (0 if ok else 2, i)
+            else:
+                deaths = sum(1 for v in set(s) if pending_uses[v] == {i})
+                pr = (1 - deaths, i)
+            if bkey is None or pr < bkey:
+                best, bkey = i, pr
+        k, d, s, kw = ops[best]
+        remaining.discard(best)
+        order.append(ops[best])
+        if k == "key":
+            keys.pop(0)
+        done_vals.add(d)
+        for v in s:
+            pending_uses[v].discard(best)
+    p.ops = order
+
+def segment(build):
+    p = Prog()
+    ins = [p.new("in") for _ in range(8)]
+    outs = build(p, ins)
+    schedule(p, outs)
+    a = Alloc(p, ins, outs)
+    lines = a.run()
+    return lines, a
+
+def enc_round(p, q):
+    q = sbox(p, q)
+    q = permute(p, q, "SR")
+    q = mix_columns(p, q)
+    return ark(p, q)
+
+def enc_last(p, q):
+    q = sbox(p, q)
+    q = permute(p, q, "SR")
+    return ark(p, q)
+
+def dec_round(p, q):
+    # InvShiftRows, InvSubBytes (0x63 folded in the keys), AddRoundKey, InvMixColumns
+    q = permute(p, q, "ISR")
+    q = inv_affine_lin(p, sbox(p, inv_affine_lin(p, q)))
+    q = ark(p, q)
+    return inv_mix_columns(p, q)
+
+def dec_last(p, q):
+    q = permute(p, q, "ISR")
+    q = inv_affine_lin(p, sbox(p, inv_affine_lin(p, q)))
+    return ark(p, q)
+
+def to_planes(p, q):
+    q = permute(p, q, "TRANSPOSE")
+    q = bit_transpose(p, q)
+    return ark(p, q)
+
+def from_planes(p, q):
+    q = bit_transpose(p, q)
+    return permute(p, q, "TRANSPOSE")
+
+FRAME = 16 * Alloc.NSLOTS  # spill slots; then saved sp and out pointer
+
+def routine(name, first, middle, last, table):
+    stats = []
+    out = []
+    def seg(build, label):
+        lines, a = segment(build)
+        stats.append((label, len(lines), a.spills, a.reloads, a.max_slots))
+        out.extend(lines)
+    consts = ".L%s_consts" % name
+    out += ["    .p2align 4",
+            consts + ":",
+            "    .byte " + ", ".join(str(x) for x in table + TRANSPOSE),
+            name + ":",
+            "    push {{r4-r11, lr}}",
+            "    vpush {{d8-d15}}",
+            "    mov r11, sp",
+            "    sub sp, sp, #%d" % (FRAME + 32),
+            "    bic sp, sp, #15",
+            "    mov r4, sp",
+            "    str r11, [r4, #%d]" % FRAME,
+            "    str r2, [r4, #%d]" % (FRAME + 4),
+            "    adr lr, " + consts,
+            "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
+            "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
+    out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+    seg(first, "load+ARK0")
+    out += ["    subs r3, r3, #1", "1:"]
+    seg(middle, "round")
+    out += ["    subs r3, r3, #1", "    bne 1b"]
+    seg(last, "last round")
+    seg(from_planes, "store")
+    out += ["    ldr r2, [r4, #%d]" % (FRAME + 4),
+            "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
+            "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]",
+            # wipe the spill area (it held state and key-dependent values)
+            "    vmov.i8 q8, #0",
+            "    vmov.i8 q9, #0",
+            "    mov r1, r4",
+            "    mov r3, #%d" % (FRAME // 32),
+            "2:",
+            "    vst1.64 {{d16-d19}}, [r1 :128]!",
+            "    subs r3, r3, #1",
+            "    bne 2b",
+            "    ldr r11, [r4, #%d]" % FRAME,
+            "    mov sp, r11",
+            # clear the caller-saved NEON registers that held state
+            # (q4-q7 get the caller's values back from vpop)
+            "    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
+            "    vmov.i8 q12, #0", "    vmov.i8 q13, #0", "    vmov.i8 q14, #0",
+            "    vmov.i8 q15, #0", "    vmov.i8 q0, #0", "    vmov.i8 q1, #0",
+            "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
+            "    vpop {{d8-d15}}",
+            "    pop {{r4-r11, pc}}"]
+    return out, stats
+
+def main():
+    enc, es = routine("aes_ct_bsaes_enc8_armv7", to_planes, enc_round, enc_last, SR)
+    dec, ds = routine("aes_ct_bsaes_dec8_armv7", to_planes, dec_round, dec_last, ISR)
+    def plan(stats):
+        return "\n".join("//!   %-10s %4d instructions, %3d spills, %3d reloads, %2d slots" % s for s in stats)
+    asm = ['    ".text",', '    ".syntax unified",', '    ".arch armv7-a",', '    ".fpu neon",', '    ".arm",']
+    for nm, body in [("aes_ct_bsaes_enc8_armv7", enc), ("aes_ct_bsaes_dec8_armv7", dec)]:
+        asm += ['    ".globl %s",' % nm, '    ".hidden %s",' % nm, '    ".type %s, %%function",' % nm]
+        asm += ['    "%s",' % l.replace("    ", "", 1) if not l.startswith("    ") else '    "%s",' % l for l in body]
+        asm += ['    ".size %s, .-%s",' % (nm, nm)]
+    text = TEMPLATE.replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
+    open(os.path.join(ROOT, "bsaes_asm.rs"), "w").write(text)
+    for st in es + ds:
+        print(st, file=sys.stderr)
+
+TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes kernels.
+//! Do not edit by hand; change the generator and re-run it.
+//!
+//! `aes_ct_bsaes_enc8_armv7(keys, in, out, rounds)` and
+//! `aes_ct_bsaes_dec8_armv7(keys, in, out, rounds)` encrypt / decrypt 8
+//! blocks (128 bytes at `in`, written to `out`; may be equal) with the
+//! round keys in plane form (`rounds + 1` round keys of 8 planes of 16
+//! bytes, 16-byte aligned; round keys 1..=rounds carry the S-box constant
+//! 0x63, see `bsaes.rs`). Decryption walks the keys backwards: its caller
+//! passes them in reverse round order.
+//!
+//! Register plan (AAPCS; q4-q7 = d8-d15 and r4-r11 saved/restored):
+//!   r0  round-key pointer (post-incremented, 128 bytes per round)
+//!   r1  input pointer       r2  output pointer
+//!   r3  rounds left (public: 10, 12 or 14)
+//!   r4  16-byte aligned frame: 24 spill slots of 16 bytes, then the old
+//!       sp and the output pointer
+//!   r5-r11, r1, r2, ip  pointers to spill slots 1-10 (one-instruction
+//!       spills; slots 11-23 take two `vstr`/`vldr`)
+//!   lr  address of this routine's constants (ShiftRows or InvShiftRows
+//!       permutation, then the byte transposition), just before it
+//!   q0-q7   the 8 bit planes at every round boundary (plane k in qk)
+//!   q0-q15  inside a round: assigned by the generator's linear scan
+//! Per segment (instructions, spills, reloads, spill slots used):
+//! encryption:
+{enc_plan}
+//! decryption:
+{dec_plan}
+//! The spill slots and the NEON scratch registers are zeroed before return.
+
+core::arch::global_asm!(
+{asm}
+);
+'''
+
+if __name__ == "__main__":
+    main()
