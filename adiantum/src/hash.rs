@@ -7,7 +7,7 @@
 
 use crate::backend::{Nh, NhChoice};
 use crate::nh::{self, NhKey};
-use crate::poly::PolyKey;
+use crate::poly::{PolyKey, PolyState};
 use zeroize::Zeroize;
 
 mod sealed {
@@ -28,8 +28,14 @@ pub trait HashVariant: sealed::Sealed {
     type Key: Clone;
     #[doc(hidden)]
     fn key(bytes: &[u8], nh: NhChoice) -> Self::Key;
+    /// The tweak-dependent part of the hash, shared by the two hashes of
+    /// one message (same tweak, same length).
     #[doc(hidden)]
-    fn hash(key: &Self::Key, tweak: &[u8], msg: &[u8]) -> u128;
+    type Prefix;
+    #[doc(hidden)]
+    fn prefix(key: &Self::Key, tweak: &[u8], msg_len: usize) -> Self::Prefix;
+    #[doc(hidden)]
+    fn hash(key: &Self::Key, prefix: &Self::Prefix, msg: &[u8]) -> u128;
 }
 
 /// Adiantum's hash: NH then Poly1305 over the message, Poly1305 over the
@@ -74,17 +80,21 @@ impl HashVariant for NhPoly1305 {
         k
     }
 
-    fn hash(key: &AdiantumHashKey, tweak: &[u8], msg: &[u8]) -> u128 {
+    type Prefix = u128;
+
+    fn prefix(key: &AdiantumHashKey, tweak: &[u8], msg_len: usize) -> u128 {
         // H_T = Poly_{K_T}(fromint_128(|L| in bits) || T)
         let mut st = key.kt.start();
-        let bits = (msg.len() as u128) * 8;
+        let bits = (msg_len as u128) * 8;
         st.blocks(&bits.to_le_bytes());
         let whole = tweak.len() - tweak.len() % 16;
         st.blocks(&tweak[..whole]);
-        let ht = st.finish(&tweak[whole..]);
+        st.finish(&tweak[whole..])
+    }
 
-        let hl = nh_poly1305(&key.kl, key.nh, &key.nh_key, msg);
-        ht.wrapping_add(hl)
+    fn hash(key: &AdiantumHashKey, ht: &u128, msg: &[u8]) -> u128 {
+        // H_T + Poly_{K_L}(NH_{K_N}(pad_128(L)))
+        ht.wrapping_add(nh_poly1305(&key.kl, key.nh, &key.nh_key, msg))
     }
 }
 
@@ -125,8 +135,10 @@ impl HashVariant for Poly1305Hash {
         PolyKey::new(&bytes[..16])
     }
 
-    fn hash(key: &PolyKey, tweak: &[u8], msg: &[u8]) -> u128 {
-        // Poly_K(pad_128(int_32(|T| in bits) || T) || L)
+    type Prefix = PolyState;
+
+    fn prefix(key: &PolyKey, tweak: &[u8], _: usize) -> PolyState {
+        // Poly_K(pad_128(int_32(|T| in bits) || T) || L): the tweak part.
         let mut st = key.start();
         let mut block = [0u8; 16];
         // Callers reject longer tweaks; the mask keeps this total.
@@ -144,6 +156,11 @@ impl HashVariant for Poly1305Hash {
             st.blocks(&block);
         }
         block.zeroize();
+        st
+    }
+
+    fn hash(_: &PolyKey, prefix: &PolyState, msg: &[u8]) -> u128 {
+        let mut st = prefix.clone();
         let whole = msg.len() - msg.len() % 16;
         st.blocks(&msg[..whole]);
         st.finish(&msg[whole..])

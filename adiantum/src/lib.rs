@@ -233,9 +233,10 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         let n = buf.len();
         self.check(tweak, n)?;
         let (mut left, mut right) = buf.split_at(n - MIN_MESSAGE);
+        let prefix = H::prefix(&self.hash, tweak, n - MIN_MESSAGE);
         let pr = le128(right.get_in());
         let mut pm = Array::from(
-            pr.wrapping_add(H::hash(&self.hash, tweak, left.get_in()))
+            pr.wrapping_add(H::hash(&self.hash, &prefix, left.get_in()))
                 .to_le_bytes(),
         );
         self.aes.encrypt_block(&mut pm);
@@ -243,7 +244,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         cm.copy_from_slice(&pm);
         stream::xor::<S>(&self.stream_key, &cm, left.reborrow())
             .map_err(|_| Error::MessageTooLong(n))?;
-        let cr = le128(&cm).wrapping_sub(H::hash(&self.hash, tweak, left.get_out()));
+        let cr = le128(&cm).wrapping_sub(H::hash(&self.hash, &prefix, left.get_out()));
         right.get_out().copy_from_slice(&cr.to_le_bytes());
         pm.zeroize();
         cm.zeroize();
@@ -254,15 +255,16 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         let n = buf.len();
         self.check(tweak, n)?;
         let (mut left, mut right) = buf.split_at(n - MIN_MESSAGE);
+        let prefix = H::prefix(&self.hash, tweak, n - MIN_MESSAGE);
         let cr = le128(right.get_in());
         let mut cm = cr
-            .wrapping_add(H::hash(&self.hash, tweak, left.get_in()))
+            .wrapping_add(H::hash(&self.hash, &prefix, left.get_in()))
             .to_le_bytes();
         stream::xor::<S>(&self.stream_key, &cm, left.reborrow())
             .map_err(|_| Error::MessageTooLong(n))?;
         let mut pm = Array::from(cm);
         self.aes.decrypt_block(&mut pm);
-        let pr = le128(&pm).wrapping_sub(H::hash(&self.hash, tweak, left.get_out()));
+        let pr = le128(&pm).wrapping_sub(H::hash(&self.hash, &prefix, left.get_out()));
         right.get_out().copy_from_slice(&pr.to_le_bytes());
         pm.zeroize();
         cm.zeroize();
