@@ -171,7 +171,9 @@ fn steps() -> Vec<Step> {
         s.push(step(
             &format!("clippy, {t}, all features"),
             Some(t),
-            vec![CLIPPY, Need::Target(t)],
+            // Build scripts of C/asm dependencies (ring, in dev-deps) need
+            // the cross compiler even for a check.
+            [vec![CLIPPY], prereq::cross_tools(t)].concat(),
             cargo_step(args),
         ));
     }
