@@ -305,7 +305,7 @@ class Alloc:
 # Per routine: its ShiftRows permutation at offset 0, TRANSPOSE at 16.
 CONST_OFF = {"SR": 0, "ISR": 0, "TRANSPOSE": 16}
 
-def schedule(p, outs):
+def schedule(p, outs, rng=None):
     """Greedy list scheduling that keeps few values live: among the ready
     operations prefer the one whose operands die there (pressure change
     1 - deaths), then the original order. Round-key loads keep their
@@ -335,10 +335,10 @@ def schedule(p, outs):
                 # only when a consumer is otherwise ready
                 cons = [u for u in users.get(d, ()) if u < len(ops)]
                 ok = any(all(w in done_vals or w == d for w in ops[u][2]) for u in cons)
-                pr = (0 if ok else 2, i)
+                pr = (0 if ok else 2, rng.random() if rng else 0, i)
             else:
                 deaths = sum(1 for v in set(s) if pending_uses[v] == {i})
-                pr = (1 - deaths, i)
+                pr = (1 - deaths, rng.random() if rng else 0, i)
             if bkey is None or pr < bkey:
                 best, bkey = i, pr
         k, d, s, kw = ops[best]
@@ -351,14 +351,26 @@ def schedule(p, outs):
             pending_uses[v].discard(best)
     p.ops = order
 
+SEARCH = 300  # randomised schedules tried per segment (deterministic seed)
+
 def segment(build):
-    p = Prog()
-    ins = [p.new("in") for _ in range(8)]
-    outs = build(p, ins)
-    schedule(p, outs)
-    a = Alloc(p, ins, outs)
-    lines = a.run()
-    return lines, a
+    """Allocate one segment; among SEARCH randomised greedy schedules
+    (fixed seed, so the output is reproducible) keep the shortest code."""
+    import random
+    best = None
+    for trial in range(SEARCH + 1):
+        p = Prog()
+        ins = [p.new("in") for _ in range(8)]
+        outs = build(p, ins)
+        schedule(p, outs, random.Random(trial) if trial else None)
+        a = Alloc(p, ins, outs)
+        lines = a.run()
+        cost = len(lines)
+        if best is None or cost < best[0]:
+            best = (cost, lines, a)
+        if not any(k in ("vand",) for k, _, _, _ in p.ops):
+            break  # linear segments: no search needed
+    return best[1], best[2]
 
 def enc_round(p, q):
     q = sbox(p, q)
