@@ -10,16 +10,21 @@
 //! the same class). XOR of such products and a final mask per class give the
 //! carry-less product. No tables, no branches: multiplies are constant time
 //! on the CPUs this code targets.
-//! - `soft64`: 64x64 -> 128 with s = 5 (at most 13 bits per class,
-//!   count <= 13 < 32) using 64x64 -> 128 integer multiplies: 25 multiplies.
+//! - `soft64`: 64x64 -> 64 integer multiplies (one `imul`/`mul`), classes
+//!   modulo 4; the low half of the carry-less product directly, the high
+//!   half from the bit-reversed operands (BearSSL `ghash_ctmul64.c`):
+//!   32 multiplies per 64x64 product, see `mul64.rs`.
 //! - `soft32`: 32x32 -> 64 with s = 4 (8 bits per class, count <= 8 < 16)
 //!   using 32x32 -> 64 multiplies (one `umull` on 32-bit ARM): 16 multiplies,
-//!   and 64x64 by Karatsuba over three of those.
+//!   and 64x64 by Karatsuba over three of those (48 multiplies).
 //!
-//! 128x128 uses Karatsuba (3 64x64 products). The key side (H powers) is
-//! split into classes once at key setup. Four blocks are aggregated per
-//! reduction (`H^4..H^1`). Cost: 75 (soft64) or 144 (soft32) integer
-//! multiplies per block plus one shift-only reduction per 4 blocks.
+//! 128x128 uses Karatsuba (3 64x64 products). The key side (H powers, and
+//! for soft64 their bit reversals) is split into classes once at key setup.
+//! Runs of four blocks are multiplied by `H^4..H^1`; the class products of
+//! a whole run are XOR-summed before the class masks (XOR carries nothing
+//! between bit positions, so each product only has to be exact on its own),
+//! so masking, Karatsuba recombination and the shift-only reduction happen
+//! once per run.
 
 use crate::Block;
 use crate::field::{Powers, load, reduce};
@@ -33,16 +38,41 @@ pub(crate) mod mul64;
 const WAYS: usize = 4;
 
 /// One carry-less multiply form: a 64-bit key word split into classes.
+/// Products are summed per class (`Acc`, unmasked) and masked once by
+/// `fin`: the masking is linear, so a run of blocks shares it.
 pub(crate) trait Form {
     type Y: Copy + Default + Zeroize;
+    type Acc: Default + Zeroize;
     fn prep(y: u64) -> Self::Y;
-    fn clmul(x: u64, y: &Self::Y) -> u128;
+    /// Add the unmasked class products of `x * y` into `acc`.
+    fn acc(acc: &mut Self::Acc, x: u64, y: &Self::Y);
+    /// Mask and combine: the 128-bit carry-less sum of the products.
+    fn fin(acc: &Self::Acc) -> u128;
+    /// Sum over blocks of `xs[i] * ys[i]` (`xs.len() == ys.len() <= WAYS`).
+    #[inline(always)]
+    fn part(xs: &[u64], ys: &[Self::Y]) -> u128 {
+        let mut a = Self::Acc::default();
+        for (&x, y) in xs.iter().zip(ys) {
+            Self::acc(&mut a, x, y);
+        }
+        let r = Self::fin(&a);
+        a.zeroize();
+        r
+    }
+    fn clmul(x: u64, y: &Self::Y) -> u128 {
+        let mut a = Self::Acc::default();
+        Self::acc(&mut a, x, y);
+        let r = Self::fin(&a);
+        a.zeroize();
+        r
+    }
 }
 
-/// Key powers H^1..H^4, each as the three Karatsuba operands
-/// (lo, hi, lo ^ hi), already split into classes.
+/// Key powers, per Karatsuba operand (lo, hi, lo ^ hi) and in descending
+/// order (`p[part][j]` is that part of `H^(WAYS - j)`, so a run of n blocks
+/// uses `p[part][WAYS - n ..]`), already split into classes.
 pub(crate) struct SoftKey<F: Form> {
-    p: [[F::Y; 3]; WAYS],
+    p: [[F::Y; WAYS]; 3],
 }
 
 impl<F: Form> Clone for SoftKey<F> {
@@ -53,8 +83,8 @@ impl<F: Form> Clone for SoftKey<F> {
 
 impl<F: Form> Zeroize for SoftKey<F> {
     fn zeroize(&mut self) {
-        for k in self.p.iter_mut() {
-            for y in k.iter_mut() {
+        for part in self.p.iter_mut() {
+            for y in part.iter_mut() {
                 y.zeroize();
             }
         }
@@ -64,32 +94,52 @@ impl<F: Form> Zeroize for SoftKey<F> {
 impl<F: Form> SoftKey<F> {
     pub(crate) fn new(h: u128) -> Self {
         let pw = Powers::<WAYS>::new(h);
-        let mut p = [[F::Y::default(); 3]; WAYS];
-        for (dst, &hk) in p.iter_mut().zip(pw.0.iter()) {
-            *dst = prep3::<F>(hk);
+        let mut p = [[F::Y::default(); WAYS]; 3];
+        for j in 0..WAYS {
+            let [l, h, m] = prep3::<F>(pw.0[WAYS - 1 - j]);
+            (p[0][j], p[1][j], p[2][j]) = (l, h, m);
         }
         Self { p }
     }
 
     #[inline(always)]
     pub(crate) fn update<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
-        for chunk in blocks.chunks(WAYS) {
-            let n = chunk.len();
-            let (mut lo, mut hi, mut mid) = (0u128, 0u128, 0u128);
-            for (i, b) in chunk.iter().enumerate() {
-                let mut x = load::<GHASH>(&b.0);
-                if i == 0 {
-                    x ^= *acc;
-                }
-                let k = &self.p[n - 1 - i];
-                let (l, m, h) = mul128::<F>(x, k);
-                lo ^= l;
-                mid ^= m;
-                hi ^= h;
-            }
-            mid ^= lo ^ hi;
-            *acc = reduce(lo ^ mid << 64, hi ^ mid >> 64);
+        let (runs, rest) = blocks.as_chunks::<WAYS>();
+        for run in runs {
+            // Full runs: a fixed length, so the block loops unroll.
+            *acc = self.run::<GHASH, WAYS>(*acc, run);
         }
+        if !rest.is_empty() {
+            *acc = self.run::<GHASH, 0>(*acc, rest);
+        }
+    }
+
+    /// One run of blocks (`N` = its length if known, else 0): products with
+    /// `H^n..H^1` summed per Karatsuba part, then one reduction.
+    #[inline(always)]
+    fn run<const GHASH: bool, const N: usize>(&self, acc: u128, chunk: &[Block]) -> u128 {
+        let n = if N == 0 { chunk.len() } else { N };
+        // The three Karatsuba operands of each block (acc folded into the
+        // first block).
+        let mut xs = [[0u64; WAYS]; 3];
+        for (i, b) in chunk[..n].iter().enumerate() {
+            let mut x = load::<GHASH>(&b.0);
+            if i == 0 {
+                x ^= acc;
+            }
+            let (l, h) = (x as u64, (x >> 64) as u64);
+            xs[0][i] = l;
+            xs[1][i] = h;
+            xs[2][i] = l ^ h;
+        }
+        let mut prod = [0u128; 3];
+        for (part, out) in prod.iter_mut().enumerate() {
+            *out = F::part(&xs[part][..n], &self.p[part][WAYS - n..]);
+        }
+        xs.zeroize();
+        let [lo, hi, mid] = prod;
+        let mid = mid ^ lo ^ hi;
+        reduce(lo ^ mid << 64, hi ^ mid >> 64)
     }
 }
 

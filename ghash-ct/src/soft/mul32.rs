@@ -21,19 +21,20 @@ fn prep32(y: u32) -> Y32 {
     [y & M, y & M << 1, y & M << 2, y & M << 3]
 }
 
+/// Add the class products of a 32x32 carry-less multiply (unmasked).
 #[inline(always)]
-fn clmul32(x: u32, y: &Y32) -> u64 {
+fn acc32(z: &mut [u64; 4], x: u32, y: &Y32) {
     let x = [x & M, x & M << 1, x & M << 2, x & M << 3];
     let m = |a: u32, b: u32| a as u64 * b as u64;
-    let mut r = 0u64;
-    for k in 0..4 {
-        let mut z = 0u64;
-        for i in 0..4 {
-            z ^= m(x[i], y[(k + 4 - i) & 3]);
-        }
-        r |= z & MM << k;
-    }
-    r
+    z[0] ^= m(x[0], y[0]) ^ m(x[1], y[3]) ^ m(x[2], y[2]) ^ m(x[3], y[1]);
+    z[1] ^= m(x[0], y[1]) ^ m(x[1], y[0]) ^ m(x[2], y[3]) ^ m(x[3], y[2]);
+    z[2] ^= m(x[0], y[2]) ^ m(x[1], y[1]) ^ m(x[2], y[0]) ^ m(x[3], y[3]);
+    z[3] ^= m(x[0], y[3]) ^ m(x[1], y[2]) ^ m(x[2], y[1]) ^ m(x[3], y[0]);
+}
+
+#[inline(always)]
+fn fin32(z: &[u64; 4]) -> u64 {
+    z[0] & MM | z[1] & MM << 1 | z[2] & MM << 2 | z[3] & MM << 3
 }
 
 impl Form for Mul32 {
@@ -46,12 +47,22 @@ impl Form for Mul32 {
         [prep32(l), prep32(h), prep32(l ^ h)]
     }
 
+    /// Class sums (unmasked) of the three 32-bit Karatsuba products.
+    type Acc = [[u64; 4]; 3];
+
     #[inline(always)]
-    fn clmul(x: u64, y: &[Y32; 3]) -> u128 {
+    fn acc(z: &mut [[u64; 4]; 3], x: u64, y: &[Y32; 3]) {
         let (xl, xh) = (x as u32, (x >> 32) as u32);
-        let a = clmul32(xl, &y[0]);
-        let b = clmul32(xh, &y[1]);
-        let m = clmul32(xl ^ xh, &y[2]) ^ a ^ b;
+        acc32(&mut z[0], xl, &y[0]);
+        acc32(&mut z[1], xh, &y[1]);
+        acc32(&mut z[2], xl ^ xh, &y[2]);
+    }
+
+    #[inline(always)]
+    fn fin(z: &[[u64; 4]; 3]) -> u128 {
+        let a = fin32(&z[0]);
+        let b = fin32(&z[1]);
+        let m = fin32(&z[2]) ^ a ^ b;
         a as u128 ^ (m as u128) << 32 ^ (b as u128) << 64
     }
 }
