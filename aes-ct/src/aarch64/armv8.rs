@@ -72,46 +72,26 @@ impl Engine for ArmV8 {
     }
 }
 
-/// Round keys in registers, handed to the closure.
-struct Rk<const NR: usize>([uint8x16_t; 15]);
-
-impl<const NR: usize> Rk<NR> {
-    #[inline(always)]
-    fn load(k: &[[u8; 16]; 15]) -> Self {
-        // SAFETY: every `k[i]` is 16 readable bytes; `vld1q_u8` has no
-        // alignment requirement and NEON is always present on aarch64.
-        Rk(core::array::from_fn(|i| unsafe { vld1q_u8(k[i].as_ptr()) }))
-    }
-
-    /// Overwrite the stack copy of the round keys.
-    #[inline(always)]
-    fn wipe(&mut self) {
-        for r in self.0.iter_mut() {
-            // SAFETY: `r` is a valid exclusive reference.
-            unsafe { core::ptr::write_volatile(r, vdupq_n_u8(0)) };
-        }
-    }
-}
+/// The round keys, handed to the closure. They are read from the key
+/// itself (no copy to wipe); inside one call the compiler keeps them in
+/// registers across blocks.
+struct Rk<'a, const NR: usize>(&'a [[u8; 16]; 15]);
 
 #[target_feature(enable = "aes")]
 fn with_enc<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
-    let mut rk = Rk::<NR>::load(k);
-    f.call(&rk);
-    rk.wipe();
+    f.call(&Rk::<NR>(k));
 }
 
 #[target_feature(enable = "aes")]
 fn with_dec<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
-    let mut rk = Rk::<NR>::load(k);
-    f.call(&rk);
-    rk.wipe();
+    f.call(&Rk::<NR>(k));
 }
 
-impl<const NR: usize> BlockSizeUser for Rk<NR> {
+impl<const NR: usize> BlockSizeUser for Rk<'_, NR> {
     type BlockSize = U16;
 }
 
-impl<const NR: usize> ParBlocksSizeUser for Rk<NR> {
+impl<const NR: usize> ParBlocksSizeUser for Rk<'_, NR> {
     type ParBlocksSize = U8;
 }
 
@@ -122,6 +102,12 @@ fn load(b: &crate::Block) -> uint8x16_t {
 }
 
 #[inline(always)]
+fn load_key(k: &[u8; 16]) -> uint8x16_t {
+    // SAFETY: 16 readable bytes, no alignment needed.
+    unsafe { vld1q_u8(k.as_ptr()) }
+}
+
+#[inline(always)]
 fn store(b: &mut crate::Block, v: uint8x16_t) {
     // SAFETY: 16 writable bytes, no alignment needed.
     unsafe { vst1q_u8(b.as_mut_ptr(), v) }
@@ -129,7 +115,8 @@ fn store(b: &mut crate::Block, v: uint8x16_t) {
 
 #[target_feature(enable = "aes")]
 #[inline]
-fn enc_n<const NR: usize, const N: usize>(rk: &[uint8x16_t; 15], b: &mut [uint8x16_t; N]) {
+fn enc_n<const NR: usize, const N: usize>(k: &[[u8; 16]; 15], b: &mut [uint8x16_t; N]) {
+    let rk: [uint8x16_t; 15] = core::array::from_fn(|i| load_key(&k[i]));
     for r in 0..NR - 1 {
         for x in b.iter_mut() {
             *x = vaesmcq_u8(vaeseq_u8(*x, rk[r]));
@@ -142,7 +129,8 @@ fn enc_n<const NR: usize, const N: usize>(rk: &[uint8x16_t; 15], b: &mut [uint8x
 
 #[target_feature(enable = "aes")]
 #[inline]
-fn dec_n<const NR: usize, const N: usize>(rk: &[uint8x16_t; 15], b: &mut [uint8x16_t; N]) {
+fn dec_n<const NR: usize, const N: usize>(k: &[[u8; 16]; 15], b: &mut [uint8x16_t; N]) {
+    let rk: [uint8x16_t; 15] = core::array::from_fn(|i| load_key(&k[i]));
     for r in 0..NR - 1 {
         for x in b.iter_mut() {
             *x = vaesimcq_u8(vaesdq_u8(*x, rk[r]));
@@ -155,7 +143,7 @@ fn dec_n<const NR: usize, const N: usize>(rk: &[uint8x16_t; 15], b: &mut [uint8x
 
 macro_rules! impl_dir {
     ($tr:ident, $one:ident, $par:ident, $f:ident) => {
-        impl<const NR: usize> $tr for Rk<NR> {
+        impl<const NR: usize> $tr for Rk<'_, NR> {
             #[inline(always)]
             fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let mut b = [load(block.get_in())];
