@@ -13,8 +13,8 @@
 //! per-message cost.
 
 use adiantum_ct::{
-    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8, HPolyCXChaCha20,
-    HashVariant, Hbsh, StreamVariant, cipher::KeyInit, sector_tweak,
+    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
+    HPolyCXChaCha20, HashVariant, Hbsh, StreamVariant, cipher::KeyInit, sector_tweak,
 };
 use std::process::ExitCode;
 
@@ -23,7 +23,8 @@ const KEY: [u8; 32] = [0x42; 32];
 fn run<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>, buf: &mut [u8], iters: usize) -> u8 {
     let mut acc = 0;
     for i in 0..iters {
-        c.encrypt(&sector_tweak(i as u64), buf).expect("valid length");
+        c.encrypt(&sector_tweak(i as u64), buf)
+            .expect("valid length");
         acc ^= buf[buf.len() / 2];
     }
     acc
@@ -47,11 +48,23 @@ fn main() -> ExitCode {
             let c = Adiantum::new(&key);
             (run(&c, &mut buf, iters), format!("nh={}", c.backend()))
         }
-        "adiantum20" => (run(&AdiantumXChaCha20::new(&key), &mut buf, iters), String::new()),
-        "adiantum8" => (run(&AdiantumXChaCha8::new(&key), &mut buf, iters), String::new()),
+        "adiantum20" => (
+            run(&AdiantumXChaCha20::new(&key), &mut buf, iters),
+            String::new(),
+        ),
+        "adiantum8" => (
+            run(&AdiantumXChaCha8::new(&key), &mut buf, iters),
+            String::new(),
+        ),
         "hpolyc12" => (run(&HPolyC::new(&key), &mut buf, iters), String::new()),
-        "hpolyc20" => (run(&HPolyCXChaCha20::new(&key), &mut buf, iters), String::new()),
-        "hpolyc8" => (run(&HPolyCXChaCha8::new(&key), &mut buf, iters), String::new()),
+        "hpolyc20" => (
+            run(&HPolyCXChaCha20::new(&key), &mut buf, iters),
+            String::new(),
+        ),
+        "hpolyc8" => (
+            run(&HPolyCXChaCha8::new(&key), &mut buf, iters),
+            String::new(),
+        ),
         "xts" => {
             let k1 = aes_ct::Aes256::new(&[1u8; 32].into());
             let k2 = aes_ct::Aes256::new(&[2u8; 32].into());

@@ -93,7 +93,8 @@ fn main() {
     }
     let mut ks = vec![0u8; 4080];
     let n = min_ns(rounds, 40, || {
-        adiantum_ct::hazmat::xchacha_xor::<adiantum_ct::XChaCha12>(
+        let _ = adiantum_ct::hazmat::xchacha_xor::<adiantum_ct::XChaCha12>(
+            Backend::detected(),
             &KEY,
             &[0; 24],
             0,

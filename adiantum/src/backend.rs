@@ -16,6 +16,7 @@
 //! `chacha20` / `poly1305` (their own detection) and AES from `aes-ct`.
 
 use crate::nh::NhKey;
+use cipher::InOutBuf;
 use core::{
     fmt,
     sync::atomic::{AtomicU8, Ordering},
@@ -30,6 +31,23 @@ pub(crate) trait Engine {
     /// The four NH sums of `msg`: whole 16-byte units only (a trailing
     /// partial unit is ignored), at most 1024 bytes are used.
     fn units(token: Self::Token, key: &NhKey, msg: &[u8]) -> [u64; 4];
+    /// Does [`Engine::chacha_blocks`] do the work (else: `chacha20` crate)?
+    const OWN_CHACHA: bool = false;
+    /// The backend's own ChaCha, if it has one (armv7 NEON: the `chacha20`
+    /// crate has no NEON code for 32-bit ARM). XORs the keystream of the
+    /// 16-word ChaCha `state` (word 12 = block counter, advanced by the
+    /// number of blocks) with `double_rounds` double rounds over whole
+    /// 64-byte blocks of `buf` (a trailing partial block is left alone).
+    /// Returns `false`, touching nothing, if the backend has no ChaCha;
+    /// callers then use the `chacha20` crate.
+    fn chacha_blocks(
+        _token: Self::Token,
+        _state: &mut [u32; 16],
+        _double_rounds: usize,
+        _buf: InOutBuf<'_, '_, u8>,
+    ) -> bool {
+        false
+    }
 }
 
 /// The error returned when an NH backend was asked for that this build or
@@ -110,6 +128,23 @@ macro_rules! backends {
             pub(crate) fn units(self, key: &NhKey, msg: &[u8]) -> [u64; 4] {
                 match self { $( $(#[$cfg])* Nh::$variant(t) => <$engine as Engine>::units(t, key, msg), )* }
             }
+
+            /// Does this backend bring its own ChaCha?
+            pub(crate) fn has_own_chacha(self) -> bool {
+                match self { $( $(#[$cfg])* Nh::$variant(_) => <$engine as Engine>::OWN_CHACHA, )* }
+            }
+
+            #[inline]
+            pub(crate) fn chacha_blocks(
+                self,
+                state: &mut [u32; 16],
+                double_rounds: usize,
+                buf: InOutBuf<'_, '_, u8>,
+            ) -> bool {
+                match self {
+                    $( $(#[$cfg])* Nh::$variant(t) => <$engine as Engine>::chacha_blocks(t, state, double_rounds, buf), )*
+                }
+            }
         }
     };
 }
@@ -123,7 +158,7 @@ backends! {
     #[cfg(target_arch = "aarch64")]
     Neon => crate::aarch64::neon::Neon, "neon", "NEON intrinsics NH (aarch64).";
     #[cfg(all(target_arch = "arm", target_os = "linux"))]
-    NeonAsm => crate::arm::neon::NeonAsm, "neon-asm", "NEON assembly NH (32-bit ARM Linux, NEON detected at run time).";
+    NeonAsm => crate::arm::neon::NeonAsm, "neon-asm", "NEON assembly NH and ChaCha (32-bit ARM Linux, NEON detected at run time).";
     Soft => crate::soft::Soft, "soft", "Portable NH (every CPU).";
 }
 

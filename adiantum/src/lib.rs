@@ -144,6 +144,7 @@ impl core::error::Error for Error {}
 /// aliases [`Adiantum`], [`HPolyC`], ...
 pub struct Hbsh<S: StreamVariant, H: HashVariant> {
     stream_key: [u8; 32],
+    nh: Nh,
     aes: Aes256,
     hash: H::Key,
     _s: PhantomData<S>,
@@ -153,6 +154,7 @@ impl<S: StreamVariant, H: HashVariant> Clone for Hbsh<S, H> {
     fn clone(&self) -> Self {
         Hbsh {
             stream_key: self.stream_key,
+            nh: self.nh,
             aes: self.aes.clone(),
             hash: self.hash.clone(),
             _s: PhantomData,
@@ -170,21 +172,20 @@ impl<S: StreamVariant, H: HashVariant> KeyInit for Hbsh<S, H> {
     }
 }
 
-impl<S: StreamVariant> Hbsh<S, NhPoly1305> {
-    /// Make a key whose NH uses `backend`, or fail if this build or CPU
-    /// cannot run it.
+impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
+    /// Make a key that uses `backend`, or fail if this build or CPU cannot
+    /// run it. The backend runs NH (Adiantum only) and, where it has its own
+    /// ChaCha (armv7 `neon-asm`), XChaCha (Adiantum and HPolyC).
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
         let nh = Nh::new(backend)?;
         Ok(Self::from_parts(key, nh))
     }
 
-    /// The NH backend this key uses.
+    /// The backend this key uses.
     pub fn backend(&self) -> Backend {
-        self.hash.nh.backend()
+        self.nh.backend()
     }
-}
 
-impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
     fn with_nh(key: &Key<Self>, backend: Backend) -> Self {
         // The detected backend passed its CPU check already; the portable
         // one is always available.
@@ -210,6 +211,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         km.zeroize();
         Hbsh {
             stream_key,
+            nh,
             aes,
             hash,
             _s: PhantomData,
@@ -242,7 +244,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         self.aes.encrypt_block(&mut pm);
         let mut cm = [0u8; 16];
         cm.copy_from_slice(&pm);
-        stream::xor::<S>(&self.stream_key, &cm, left.reborrow())
+        stream::xor::<S>(&self.stream_key, &cm, left.reborrow(), self.nh)
             .map_err(|_| Error::MessageTooLong(n))?;
         let cr = le128(&cm).wrapping_sub(H::hash(&self.hash, &prefix, left.get_out()));
         right.get_out().copy_from_slice(&cr.to_le_bytes());
@@ -260,7 +262,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         let mut cm = cr
             .wrapping_add(H::hash(&self.hash, &prefix, left.get_in()))
             .to_le_bytes();
-        stream::xor::<S>(&self.stream_key, &cm, left.reborrow())
+        stream::xor::<S>(&self.stream_key, &cm, left.reborrow(), self.nh)
             .map_err(|_| Error::MessageTooLong(n))?;
         let mut pm = Array::from(cm);
         self.aes.decrypt_block(&mut pm);
@@ -444,14 +446,17 @@ pub mod hazmat {
         st.finish(&msg[whole..])
     }
 
-    /// XChaCha keystream XOR for a raw nonce from 64-byte block `block`.
+    /// XChaCha keystream XOR for a raw nonce from 64-byte block `block`, on
+    /// the stream path of `backend` (its own ChaCha, or the `chacha20` crate).
     pub fn xchacha_xor<S: StreamVariant>(
+        backend: Backend,
         key: &[u8; 32],
         nonce: &[u8; 24],
         block: u32,
         buf: &mut [u8],
-    ) -> bool {
-        stream::xor_raw::<S>(key, nonce, block, buf).is_ok()
+    ) -> Result<bool, UnsupportedBackend> {
+        let nh = Nh::new(backend)?;
+        Ok(stream::xor_raw::<S>(key, nonce, block, buf, nh).is_ok())
     }
 }
 

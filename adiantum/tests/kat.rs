@@ -7,8 +7,8 @@
 
 use adiantum_ct::{
     Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
-    HPolyCXChaCha20, HashVariant, Hbsh, NhPoly1305, StreamVariant, XChaCha8, XChaCha12, XChaCha20,
-    hazmat,
+    HPolyCXChaCha20, HashVariant, Hbsh, NhPoly1305, Poly1305Hash, StreamVariant, XChaCha8,
+    XChaCha12, XChaCha20, hazmat,
 };
 use cipher::KeyInit;
 use serde_json::Value;
@@ -81,11 +81,10 @@ fn run_file<S: StreamVariant, H: HashVariant>(
 }
 
 /// One key per available NH backend, each asserted to use it.
-fn every_backend<S: StreamVariant>(key: &[u8; 32]) -> Vec<Hbsh<S, NhPoly1305>> {
+fn every_backend<S: StreamVariant, H: HashVariant>(key: &[u8; 32]) -> Vec<Hbsh<S, H>> {
     let v: Vec<_> = Backend::available()
         .map(|b| {
-            let c =
-                Hbsh::<S, NhPoly1305>::new_with_backend(key.into(), b).expect("available backend");
+            let c = Hbsh::<S, H>::new_with_backend(key.into(), b).expect("available backend");
             assert_eq!(c.backend(), b);
             c
         })
@@ -100,7 +99,7 @@ fn adiantum_xchacha12() {
         include_str!("data/Adiantum_XChaCha12_32_AES256.json"),
         "Adiantum",
         12,
-        every_backend::<XChaCha12>,
+        every_backend::<XChaCha12, NhPoly1305>,
     );
     // The default type is the same construction.
     let _: Adiantum = Adiantum::new(&[0u8; 32].into());
@@ -112,7 +111,7 @@ fn adiantum_xchacha20() {
         include_str!("data/Adiantum_XChaCha20_32_AES256.json"),
         "Adiantum",
         20,
-        every_backend::<XChaCha20>,
+        every_backend::<XChaCha20, NhPoly1305>,
     );
     let _: AdiantumXChaCha20 = AdiantumXChaCha20::new(&[0u8; 32].into());
 }
@@ -123,38 +122,41 @@ fn adiantum_xchacha8() {
         include_str!("data/Adiantum_XChaCha8_32_AES256.json"),
         "Adiantum",
         8,
-        every_backend::<XChaCha8>,
+        every_backend::<XChaCha8, NhPoly1305>,
     );
     let _: AdiantumXChaCha8 = AdiantumXChaCha8::new(&[0u8; 32].into());
 }
 
 #[test]
 fn hpolyc_xchacha12() {
+    let _: HPolyC = HPolyC::new(&[0u8; 32].into());
     run_file(
         include_str!("data/HPolyC_XChaCha12_32_AES256.json"),
         "HPolyC",
         12,
-        |k| vec![HPolyC::new(k.into())],
+        every_backend::<XChaCha12, Poly1305Hash>,
     );
 }
 
 #[test]
 fn hpolyc_xchacha20() {
+    let _: HPolyCXChaCha20 = HPolyCXChaCha20::new(&[0u8; 32].into());
     run_file(
         include_str!("data/HPolyC_XChaCha20_32_AES256.json"),
         "HPolyC",
         20,
-        |k| vec![HPolyCXChaCha20::new(k.into())],
+        every_backend::<XChaCha20, Poly1305Hash>,
     );
 }
 
 #[test]
 fn hpolyc_xchacha8() {
+    let _: HPolyCXChaCha8 = HPolyCXChaCha8::new(&[0u8; 32].into());
     run_file(
         include_str!("data/HPolyC_XChaCha8_32_AES256.json"),
         "HPolyC",
         8,
-        |k| vec![HPolyCXChaCha8::new(k.into())],
+        every_backend::<XChaCha8, Poly1305Hash>,
     );
 }
 
@@ -236,9 +238,32 @@ fn xchacha_blocks<S: StreamVariant>(json: &str, rounds: u64) {
         for t in tests {
             let offset = u32::try_from(t["input"]["offset"].as_u64().expect("offset"))
                 .expect("small offset");
-            let mut block = [0u8; 64];
-            assert!(hazmat::xchacha_xor::<S>(&key, &nonce, offset, &mut block));
-            assert_eq!(block.to_vec(), hx(&t["result_hex"]), "block {offset}");
+            for b in Backend::available() {
+                // One block, and the same block at the end of a 3-block run
+                // (whole blocks and a partial tail on the backend path).
+                let mut block = [0u8; 64];
+                assert!(
+                    hazmat::xchacha_xor::<S>(b, &key, &nonce, offset, &mut block)
+                        .expect("available")
+                );
+                assert_eq!(
+                    block.to_vec(),
+                    hx(&t["result_hex"]),
+                    "block {offset} on {b}"
+                );
+                if offset >= 2 {
+                    let mut run = [0u8; 3 * 64 - 5];
+                    assert!(
+                        hazmat::xchacha_xor::<S>(b, &key, &nonce, offset - 2, &mut run)
+                            .expect("available")
+                    );
+                    assert_eq!(
+                        run[128..].to_vec(),
+                        hx(&t["result_hex"])[..59].to_vec(),
+                        "run to {offset} on {b}"
+                    );
+                }
+            }
         }
     }
 }
@@ -255,8 +280,12 @@ fn xchacha() {
         let nonce: [u8; 24] = hx(&v["input"]["nonce_hex"])
             .try_into()
             .expect("24-byte nonce");
-        let mut buf = hx(&v["plaintext_hex"]);
-        assert!(hazmat::xchacha_xor::<XChaCha20>(&key, &nonce, 0, &mut buf));
-        assert_eq!(buf, hx(&v["ciphertext_hex"]));
+        for b in Backend::available() {
+            let mut buf = hx(&v["plaintext_hex"]);
+            assert!(
+                hazmat::xchacha_xor::<XChaCha20>(b, &key, &nonce, 0, &mut buf).expect("available")
+            );
+            assert_eq!(buf, hx(&v["ciphertext_hex"]), "on {b}");
+        }
     }
 }
