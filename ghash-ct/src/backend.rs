@@ -153,43 +153,24 @@ backends! {
 }
 
 /// The backend forced with `--cfg ghash_ct_backend="..."`, if any.
-const FORCED: Option<&str> = {
-    #[cfg(ghash_ct_backend = "vpclmul512")]
-    {
-        Some("vpclmul512")
-    }
-    #[cfg(ghash_ct_backend = "vpclmul256")]
-    {
-        Some("vpclmul256")
-    }
-    #[cfg(ghash_ct_backend = "pclmul")]
-    {
-        Some("pclmul")
-    }
-    #[cfg(ghash_ct_backend = "pmull")]
-    {
-        Some("pmull")
-    }
-    #[cfg(ghash_ct_backend = "pmull8")]
-    {
-        Some("pmull8")
-    }
-    #[cfg(ghash_ct_backend = "vmull8")]
-    {
-        Some("vmull8")
-    }
-    #[cfg(ghash_ct_backend = "soft64")]
-    {
-        Some("soft64")
-    }
-    #[cfg(ghash_ct_backend = "soft32")]
-    {
-        Some("soft32")
-    }
-    #[cfg(not(ghash_ct_backend))]
-    {
-        None
-    }
+const FORCED: Option<&str> = if cfg!(ghash_ct_backend = "vpclmul512") {
+    Some("vpclmul512")
+} else if cfg!(ghash_ct_backend = "vpclmul256") {
+    Some("vpclmul256")
+} else if cfg!(ghash_ct_backend = "pclmul") {
+    Some("pclmul")
+} else if cfg!(ghash_ct_backend = "pmull") {
+    Some("pmull")
+} else if cfg!(ghash_ct_backend = "pmull8") {
+    Some("pmull8")
+} else if cfg!(ghash_ct_backend = "vmull8") {
+    Some("vmull8")
+} else if cfg!(ghash_ct_backend = "soft64") {
+    Some("soft64")
+} else if cfg!(ghash_ct_backend = "soft32") {
+    Some("soft32")
+} else {
+    None
 };
 
 static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);

@@ -124,3 +124,32 @@ fn default_backend_matches_too() {
     ours.reset();
     assert_eq!(ours.finalize(), ghash_ct::Tag::default());
 }
+
+/// `--cfg ghash_ct_backend="NAME"` narrows detection to NAME (or the
+/// portable backend if this CPU cannot run NAME).
+#[test]
+fn forced_backend_cfg_is_honoured() {
+    let forced = [
+        ("vpclmul512", cfg!(ghash_ct_backend = "vpclmul512")),
+        ("vpclmul256", cfg!(ghash_ct_backend = "vpclmul256")),
+        ("pclmul", cfg!(ghash_ct_backend = "pclmul")),
+        ("pmull", cfg!(ghash_ct_backend = "pmull")),
+        ("pmull8", cfg!(ghash_ct_backend = "pmull8")),
+        ("vmull8", cfg!(ghash_ct_backend = "vmull8")),
+        ("soft64", cfg!(ghash_ct_backend = "soft64")),
+        ("soft32", cfg!(ghash_ct_backend = "soft32")),
+    ];
+    match forced.iter().find(|f| f.1) {
+        Some(&(name, _)) => {
+            let b = *Backend::ALL.iter().find(|b| b.name() == name).unwrap();
+            let want = if b.is_available() {
+                b
+            } else {
+                Backend::PORTABLE
+            };
+            assert_eq!(Backend::detected(), want);
+            assert_eq!(GHash::new(&[3u8; 16].into()).backend(), want);
+        }
+        None => assert_eq!(Backend::detected(), Backend::available().next().unwrap()),
+    }
+}
