@@ -58,7 +58,7 @@ use core::{
     cell::{Cell, OnceCell},
     marker::PhantomData,
 };
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::ZeroizeOnDrop;
 
 /// Two blocks processed together by [`SingleBlock::encrypt2`].
 pub(crate) type Pair = Array<Block, U2>;
@@ -120,6 +120,12 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     fn encrypt_short<const NR: usize>(k: &Self::Key<NR>, b: InOutBuf<'_, '_, Block>) {
         padded_batch::<Self::Batch>(b, |x| Self::encrypt_batch(k, x))
     }
+    /// The policy numbers for this batch implementation (default:
+    /// [`POLICY`]).
+    #[inline(always)]
+    fn policy(_: Self::Token) -> Policy {
+        POLICY
+    }
     /// Decrypt 1 to `Batch - 1` blocks (see [`Bitsliced::encrypt_short`]).
     #[inline(always)]
     fn decrypt_short<const NR: usize>(k: &Self::Key<NR>, b: InOutBuf<'_, '_, Block>) {
@@ -141,21 +147,47 @@ pub(crate) struct Policy {
     pub(crate) tail_bsaes_fresh: usize,
 }
 
-/// x86/x86_64 (SSSE3 vpaes + SSSE3 bsaes, 8 blocks per batch).
+/// x86/x86_64, by bsaes register width (the batch is always 32 blocks;
+/// tails run in passes of the width). Measured on AMD Zen 4 (KVM guest,
+/// shared host; minimum of 200 timings), AES-128, hybrid vs vpaes-only vs
+/// bsaes-only through `encrypt_blocks` (aes-ct/PERFORMANCE-x86.md has the
+/// commands and tables):
 ///
-/// Measured on AMD Zen 4 (see aes-ct/PERFORMANCE-x86.md for the commands
-/// and raw numbers); placeholders until the measurements land.
+/// * AVX-512 (32-block pass, 270 ns; key conversion 140 ns; vpaes-2x
+///   31 ns/block, 1 block 50 ns): a padded pass beats vpaes from 9 tail
+///   blocks when the key is converted already (8 blocks vpaes 237 ns,
+///   9 blocks 281 ns), conversion + pass from 14 (13 blocks 408 ns,
+///   14 blocks 423 ns vs 415 ns); a first 32-block batch via vpaes costs
+///   980 ns against 410 ns converted, so never.
+/// * AVX2 (16-block pass, 235 ns): converted from 8 (vpaes 256 ns), fresh
+///   from 12 (conversion + pass 385-400 ns vs vpaes 402 ns); never vpaes
+///   for a batch (980 ns vs 620 ns).
+/// * SSSE3 (8-block pass, 210 ns): converted from 7 (vpaes 228 ns); a
+///   fresh conversion never pays inside one tail (16 blocks: 580 ns vs
+///   523 ns); a whole first batch breaks even (990 ns vs 980 ns) and the
+///   converted key pays for every later batch, so convert at once.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) const POLICY: Policy = Policy {
-    vpaes_batches: 0,
-    tail_bsaes_converted: 4,
-    tail_bsaes_fresh: 8,
-};
+pub(crate) const X86_POLICY: [Policy; 3] = [
+    Policy {
+        vpaes_batches: 0,
+        tail_bsaes_converted: 7,
+        tail_bsaes_fresh: 32,
+    },
+    Policy {
+        vpaes_batches: 0,
+        tail_bsaes_converted: 8,
+        tail_bsaes_fresh: 12,
+    },
+    Policy {
+        vpaes_batches: 0,
+        tail_bsaes_converted: 9,
+        tail_bsaes_fresh: 14,
+    },
+];
 
 /// ARM (NEON vpaes + NEON bsaes). BoringSSL's armv7 figures (one bsaes
 /// batch = ~5.8 vpaes blocks; final batches below 6 blocks rounded down)
 /// as the starting point; to be re-measured by the ARM backends.
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
 pub(crate) const POLICY: Policy = Policy {
     vpaes_batches: 0,
     tail_bsaes_converted: 6,
@@ -272,6 +304,18 @@ fn single_run<const NR: usize>(
     }
 }
 
+/// Overwrite 16-byte blocks with zeros, 16 bytes per volatile store (the
+/// `Zeroize` impl for byte arrays stores byte by byte, which costs more
+/// than a bsaes batch for the per-call buffers and converted keys).
+#[inline(always)]
+pub(crate) fn wipe_blocks(x: &mut [[u8; 16]]) {
+    for b in x.iter_mut() {
+        // SAFETY: `b` is a valid, aligned, exclusive reference.
+        unsafe { core::ptr::write_volatile(b, [0u8; 16]) };
+    }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
 /// Run a tail of fewer than a batch as one zero-padded batch.
 #[inline(always)]
 fn padded_batch<N: ArraySize>(
@@ -284,7 +328,8 @@ fn padded_batch<N: ArraySize>(
     batch((&mut tmp).into());
     blocks.get_out().copy_from_slice(&tmp[..n]);
     for b in tmp.iter_mut() {
-        b.as_mut_slice().zeroize();
+        // SAFETY: `b` is a valid, aligned, exclusive reference.
+        unsafe { core::ptr::write_volatile(b, Block::default()) };
     }
 }
 
@@ -308,7 +353,7 @@ macro_rules! hybrid_dir {
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
                 let seen = self.batches.get();
                 self.batches.set(seen + 1);
-                if seen < POLICY.vpaes_batches && self.conv.get().is_none() {
+                if seen < B::policy(self.key.bt).vpaes_batches && self.conv.get().is_none() {
                     let k = &self.key.single;
                     single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
                 } else {
@@ -321,8 +366,8 @@ macro_rules! hybrid_dir {
                 let n = blocks.len();
                 debug_assert!(n < B::Batch::USIZE);
                 let min = match self.conv.get() {
-                    Some(_) => POLICY.tail_bsaes_converted,
-                    None => POLICY.tail_bsaes_fresh,
+                    Some(_) => B::policy(self.key.bt).tail_bsaes_converted,
+                    None => B::policy(self.key.bt).tail_bsaes_fresh,
                 };
                 if n == 0 {
                 } else if n >= min {

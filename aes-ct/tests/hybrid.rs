@@ -1,5 +1,6 @@
 //! Every hybrid branch (and every other backend) against RustCrypto `aes`:
-//! block counts 1..=40 and around each policy threshold, raw
+//! block counts 1..=72 (every tail, fresh and converted, so every policy
+//! threshold) and some longer, raw
 //! `encrypt_blocks`/`decrypt_blocks` and `ctr::Ctr32BE`, in-place and
 //! out-of-place, with in/out buffers at odd addresses; all available
 //! backends forced in turn.
@@ -23,15 +24,13 @@ fn bytes(seed: u64, out: &mut [u8]) {
     }
 }
 
-/// Block counts: every count up to 40 and the neighbourhoods of batch
-/// multiples (8, 16, 32, 64) where the policy switches.
+/// Block counts.
 fn counts() -> Vec<usize> {
-    let mut v: Vec<usize> = (0..=40).collect();
-    for m in [
-        47, 48, 49, 55, 56, 57, 63, 64, 65, 71, 72, 95, 96, 97, 127, 128, 129,
-    ] {
-        v.push(m);
-    }
+    // Every count up to 72 covers every tail length (0..32) both with the
+    // bsaes key fresh (n < 32) and converted (32 <= n < 64), and so every
+    // threshold of every width's policy; then a few longer ones.
+    let mut v: Vec<usize> = (0..=72).collect();
+    v.extend([95, 96, 97, 127, 128, 129, 200]);
     v
 }
 

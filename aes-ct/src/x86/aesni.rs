@@ -16,6 +16,7 @@
 //! Constant time: the AES instructions are data-independent; no tables.
 //! Cost: 1 instruction per round and block, plus loads/stores.
 
+use crate::hybrid::wipe_blocks;
 use crate::{backend::Engine, schedule::Schedule};
 use cipher::{
     Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
@@ -27,7 +28,6 @@ use cipher::{
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use zeroize::Zeroize;
 
 cpufeatures::new!(cpu_aesni, "aes", "sse2");
 
@@ -44,8 +44,8 @@ pub(crate) struct Key<const NR: usize> {
 
 impl<const NR: usize> Drop for Key<NR> {
     fn drop(&mut self) {
-        self.enc.zeroize();
-        self.dec.zeroize();
+        wipe_blocks(&mut self.enc);
+        wipe_blocks(&mut self.dec);
     }
 }
 

@@ -25,9 +25,10 @@
 //! Constant time: only bitwise operations and fixed shuffles.
 
 use super::vpaes::{self, Vpaes};
+use crate::hybrid::wipe_blocks;
 use crate::{
     Block,
-    hybrid::Bitsliced,
+    hybrid::{Bitsliced, Policy, X86_POLICY},
     schedule::Schedule,
     soft::{
         bitslice,
@@ -47,7 +48,7 @@ use core::{
     ops::{BitAnd, BitOr, BitXor, Not},
     sync::atomic::{AtomicU8, Ordering},
 };
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::ZeroizeOnDrop;
 
 cpufeatures::new!(cpu_ssse3, "ssse3");
 cpufeatures::new!(cpu_avx2, "avx2");
@@ -459,7 +460,7 @@ pub(crate) struct Key<const NR: usize> {
 
 impl<const NR: usize> Drop for Key<NR> {
     fn drop(&mut self) {
-        self.rk.zeroize();
+        wipe_blocks(&mut self.rk);
     }
 }
 
@@ -502,7 +503,7 @@ impl<const NR: usize> Key<NR> {
         for (d, s) in b.get_out().iter_mut().zip(tmp.iter()) {
             *d = (*s).into();
         }
-        tmp.zeroize();
+        wipe_blocks(&mut tmp);
     }
 }
 
@@ -561,7 +562,7 @@ impl Bitsliced<Vpaes> for Bsaes {
             vpaes::standard_enc(k, &mut std);
             planes::<NR>(&std, true, t.lanes)
         };
-        std.zeroize();
+        wipe_blocks(&mut std);
         key
     }
 
@@ -572,7 +573,7 @@ impl Bitsliced<Vpaes> for Bsaes {
             vpaes::standard_enc(k, &mut std);
             planes::<NR>(&std, false, t.lanes)
         };
-        std.zeroize();
+        wipe_blocks(&mut std);
         key
     }
 
@@ -594,6 +595,15 @@ impl Bitsliced<Vpaes> for Bsaes {
     #[inline(always)]
     fn decrypt_batch<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Array<Block, U32>>) {
         k.batch(b, true)
+    }
+
+    #[inline(always)]
+    fn policy(t: Bsaes) -> Policy {
+        X86_POLICY[match t.lanes {
+            4 => 2,
+            2 => 1,
+            _ => 0,
+        }]
     }
 
     #[inline(always)]
@@ -646,8 +656,8 @@ mod tests {
                 blk[1] = j as u8;
                 blk[5] = key[j % 16];
             }
-            let pt = x.clone();
-            let mut want = x.clone();
+            let pt = x;
+            let mut want = x;
             for w in want.iter_mut() {
                 Vpaes::encrypt1(&vk, w.into());
             }
@@ -657,7 +667,7 @@ mod tests {
             assert_eq!(x, pt);
             // Short runs.
             for n in 1..32 {
-                let mut y = pt.clone();
+                let mut y = pt;
                 Bsaes::encrypt_short(&a, (&mut y[..n]).into());
                 assert_eq!(&y[..n], &want[..n], "short n={n} lanes={lanes}");
                 assert_eq!(&y[n..], &pt[n..]);

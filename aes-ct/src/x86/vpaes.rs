@@ -19,7 +19,9 @@
 //! the tower basis between rounds; the round keys are stored in that basis
 //! (with the S-box constant 0x63 folded in), and only the first (`ipt`)
 //! and last (`sbo`) lookups use the standard basis. ShiftRows and the
-//! column rotations of MixColumns are byte shuffles.
+//! column rotations of MixColumns are byte shuffles; ShiftRows is folded
+//! into the four independent MixColumns shuffles, so the chain from one
+//! S-box output to the next round's input is shuffle, XOR tree.
 //!
 //! All tables are derived at compile time below (`Tables::derive`) from
 //! the field definitions and checked against FIPS-197 in the unit tests;
@@ -30,13 +32,15 @@
 //! `T o A^-1` and output tables for the InvMixColumns factors 9, 11, 13, 14.
 //!
 //! Constant time: indices of `pshufb` are register contents, no memory is
-//! indexed by secrets, no branches. Cost per round and block: 15 `pshufb`
-//! + ~13 other SSE ops (encryption); the 2-block path interleaves two
-//! independent dependency chains.
+//! indexed by secrets, no branches. Cost per round and block: 16 `pshufb`
+//! and about 13 other SSE ops (encryption); the 2-block path interleaves
+//! two independent dependency chains. Measured on Zen 4: 50 ns for one
+//! AES-128 block, 63 ns for two.
 //!
 //! Key form: both directions' round keys converted into the state bases
 //! (from the constant-time standard schedule), wiped on drop.
 
+use crate::hybrid::wipe_blocks;
 use crate::{
     Block,
     hybrid::{Pair, SingleBlock},
@@ -47,7 +51,7 @@ use cipher::inout::InOut;
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::ZeroizeOnDrop;
 
 cpufeatures::new!(cpu_ssse3, "ssse3");
 
@@ -303,6 +307,7 @@ pub(super) struct Tables {
     /// the last round's (standard basis).
     sb1: [[u8; 16]; 2],
     sb2: [[u8; 16]; 2],
+    sb3: [[u8; 16]; 2],
     sbo: [[u8; 16]; 2],
     /// Decryption: InvMixColumns factors 9, 11, 13, 14 and the last round.
     db9: [[u8; 16]; 2],
@@ -315,10 +320,14 @@ pub(super) struct Tables {
     pub(super) ipt: [[u8; 16]; 2],
     pub(super) dipt: [[u8; 16]; 2],
     pub(super) opt: [[u8; 16]; 2],
-    /// ShiftRows, InvShiftRows, and "row r <- row r + 1" in each column.
+    /// ShiftRows and InvShiftRows.
     sr: [u8; 16],
     isr: [u8; 16],
-    rot1: [u8; 16],
+    /// `rot_k o ShiftRows` and `rot_k o InvShiftRows` for k = 1, 2, 3, where
+    /// `rot_k` moves row `r + k` to row `r` in each column: MixColumns
+    /// shuffles with the round's (Inv)ShiftRows folded in.
+    esr: [[u8; 16]; 3],
+    dsr: [[u8; 16]; 3],
 }
 
 impl Tables {
@@ -334,14 +343,26 @@ impl Tables {
         }
         let mut sr = [0u8; 16];
         let mut isr = [0u8; 16];
-        let mut rot1 = [0u8; 16];
+        let mut esr = [[0u8; 16]; 3];
+        let mut dsr = [[0u8; 16]; 3];
         let mut p = 0;
         while p < 16 {
             let (c, r) = (p / 4, p % 4);
             // ShiftRows: new (r, c) = old (r, c + r).
             sr[p] = (4 * ((c + r) % 4) + r) as u8;
             isr[p] = (4 * ((c + 4 - r) % 4) + r) as u8;
-            rot1[p] = (4 * c + (r + 1) % 4) as u8;
+            p += 1;
+        }
+        let mut p = 0;
+        while p < 16 {
+            let (c, r) = (p / 4, p % 4);
+            let mut k = 1;
+            while k < 4 {
+                let q = 4 * c + (r + k) % 4;
+                esr[k - 1][p] = sr[q];
+                dsr[k - 1][p] = isr[q];
+                k += 1;
+            }
             p += 1;
         }
         Tables {
@@ -349,6 +370,7 @@ impl Tables {
             ak,
             sb1: out_tables(Out::Enc(1)),
             sb2: out_tables(Out::Enc(2)),
+            sb3: out_tables(Out::Enc(3)),
             sbo: out_tables(Out::EncLast),
             db9: out_tables(Out::Dec(9)),
             dbb: out_tables(Out::Dec(11)),
@@ -360,7 +382,8 @@ impl Tables {
             opt: lin_tables(Lin::FromState),
             sr,
             isr,
-            rot1,
+            esr,
+            dsr,
         }
     }
 }
@@ -422,20 +445,30 @@ fn outp(t: &[[u8; 16]; 2], io: __m128i, jo: __m128i) -> __m128i {
 #[inline]
 fn enc_n<const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [__m128i; N]) {
     let t = &TABLES;
-    let (sr, rot1) = (ld(&t.sr), ld(&t.rot1));
+    let sr = ld(&t.sr);
+    let [p1, p2, p3] = [ld(&t.esr[0]), ld(&t.esr[1]), ld(&t.esr[2])];
     for v in x.iter_mut() {
         *v = _mm_xor_si128(lin(&t.ipt, *v), ld(&rk[0]));
     }
     for r in 1..NR {
         let k = ld(&rk[r]);
         for v in x.iter_mut() {
-            let (io, jo) = inv_parts(_mm_shuffle_epi8(*v, sr));
+            let (io, jo) = inv_parts(*v);
             let s = outp(&t.sb1, io, jo);
             let s2 = outp(&t.sb2, io, jo);
-            // MixColumns: 2 s_r + 3 s_{r+1} + s_{r+2} + s_{r+3}.
-            let u = _mm_xor_si128(s, _mm_shuffle_epi8(s, rot1));
-            let u = _mm_xor_si128(_mm_xor_si128(s2, s), _mm_shuffle_epi8(u, rot1));
-            *v = _mm_xor_si128(_mm_xor_si128(s2, _mm_shuffle_epi8(u, rot1)), k);
+            // 3 s: one more lookup pair for a single block (shorter chain),
+            // one XOR for two (the shuffle ports are the limit there).
+            let s3 = if N == 1 {
+                outp(&t.sb3, io, jo)
+            } else {
+                _mm_xor_si128(s2, s)
+            };
+            // ShiftRows, then MixColumns 2 a_r + 3 a_{r+1} + a_{r+2} + a_{r+3}
+            // as four independent shuffles (short dependency chain).
+            let a = _mm_xor_si128(_mm_shuffle_epi8(s2, sr), k);
+            let a = _mm_xor_si128(a, _mm_shuffle_epi8(s3, p1));
+            let b = _mm_xor_si128(_mm_shuffle_epi8(s, p2), _mm_shuffle_epi8(s, p3));
+            *v = _mm_xor_si128(a, b);
         }
     }
     let k = ld(&rk[NR]);
@@ -450,20 +483,26 @@ fn enc_n<const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [__m128i;
 #[inline]
 fn dec_n<const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [__m128i; N]) {
     let t = &TABLES;
-    let (isr, rot1) = (ld(&t.isr), ld(&t.rot1));
+    let isr = ld(&t.isr);
+    let [p1, p2, p3] = [ld(&t.dsr[0]), ld(&t.dsr[1]), ld(&t.dsr[2])];
     for v in x.iter_mut() {
         *v = _mm_xor_si128(lin(&t.dipt, *v), ld(&rk[0]));
     }
     for r in 1..NR {
         let k = ld(&rk[r]);
         for v in x.iter_mut() {
-            let (io, jo) = inv_parts(_mm_shuffle_epi8(*v, isr));
-            // InvMixColumns: 14 w_r + 11 w_{r+1} + 13 w_{r+2} + 9 w_{r+3}.
-            let u = outp(&t.db9, io, jo);
-            let u = _mm_xor_si128(outp(&t.dbd, io, jo), _mm_shuffle_epi8(u, rot1));
-            let u = _mm_xor_si128(outp(&t.dbb, io, jo), _mm_shuffle_epi8(u, rot1));
-            let u = _mm_xor_si128(outp(&t.dbe, io, jo), _mm_shuffle_epi8(u, rot1));
-            *v = _mm_xor_si128(u, k);
+            let (io, jo) = inv_parts(*v);
+            // InvShiftRows, then InvMixColumns
+            // 14 w_r + 11 w_{r+1} + 13 w_{r+2} + 9 w_{r+3}.
+            let a = _mm_xor_si128(
+                _mm_shuffle_epi8(outp(&t.dbe, io, jo), isr),
+                _mm_shuffle_epi8(outp(&t.dbb, io, jo), p1),
+            );
+            let b = _mm_xor_si128(
+                _mm_shuffle_epi8(outp(&t.dbd, io, jo), p2),
+                _mm_shuffle_epi8(outp(&t.db9, io, jo), p3),
+            );
+            *v = _mm_xor_si128(_mm_xor_si128(a, k), b);
         }
     }
     let k = ld(&rk[NR]);
@@ -502,7 +541,7 @@ fn expand_keys<const NR: usize>(ks: &Schedule<NR>) -> Key<NR> {
             dec[r] = d[r];
         }
     }
-    d.zeroize();
+    wipe_blocks(&mut d);
     Key { enc, dec }
 }
 
@@ -531,8 +570,8 @@ pub(crate) struct Key<const NR: usize> {
 
 impl<const NR: usize> Drop for Key<NR> {
     fn drop(&mut self) {
-        self.enc.zeroize();
-        self.dec.zeroize();
+        wipe_blocks(&mut self.enc);
+        wipe_blocks(&mut self.dec);
     }
 }
 
@@ -542,16 +581,12 @@ impl<const NR: usize> ZeroizeOnDrop for Key<NR> {}
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Vpaes(());
 
+/// Load `N` blocks, run `f` (an SSSE3 function), store them (all loads
+/// before all stores, so in-place buffers work).
 #[inline(always)]
-fn run<const N: usize>(
-    x: &[[u8; 16]; 15],
-    inp: &[Block],
-    out: &mut [Block],
-    f: unsafe fn(&[[u8; 16]; 15], &mut [__m128i; N]),
-) {
+fn run<const N: usize>(inp: &[Block], out: &mut [Block], f: impl FnOnce(&mut [__m128i; N])) {
     let mut v: [__m128i; N] = core::array::from_fn(|i| ld(inp[i].as_ref()));
-    // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
-    unsafe { f(x, &mut v) };
+    f(&mut v);
     for i in 0..N {
         // SAFETY: 16 writable bytes, unaligned store.
         unsafe { _mm_storeu_si128(out[i].as_mut_ptr().cast(), v[i]) };
@@ -574,35 +609,37 @@ impl SingleBlock for Vpaes {
     #[inline(always)]
     fn encrypt1<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Block>) {
         let i = *b.get_in();
+        // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
         run::<1>(
-            &k.enc,
             core::slice::from_ref(&i),
             core::slice::from_mut(b.get_out()),
-            enc_n::<NR, 1>,
+            |v| unsafe { enc_n::<NR, 1>(&k.enc, v) },
         );
     }
 
     #[inline(always)]
     fn encrypt2<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Pair>) {
-        let i = b.get_in().clone();
-        run::<2>(&k.enc, &i, b.get_out(), enc_n::<NR, 2>);
+        let i = *b.get_in();
+        // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
+        run::<2>(&i, b.get_out(), |v| unsafe { enc_n::<NR, 2>(&k.enc, v) });
     }
 
     #[inline(always)]
     fn decrypt1<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Block>) {
         let i = *b.get_in();
+        // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
         run::<1>(
-            &k.dec,
             core::slice::from_ref(&i),
             core::slice::from_mut(b.get_out()),
-            dec_n::<NR, 1>,
+            |v| unsafe { dec_n::<NR, 1>(&k.dec, v) },
         );
     }
 
     #[inline(always)]
     fn decrypt2<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Pair>) {
-        let i = b.get_in().clone();
-        run::<2>(&k.dec, &i, b.get_out(), dec_n::<NR, 2>);
+        let i = *b.get_in();
+        // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
+        run::<2>(&i, b.get_out(), |v| unsafe { dec_n::<NR, 2>(&k.dec, v) });
     }
 }
 
