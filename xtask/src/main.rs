@@ -9,6 +9,7 @@ mod armcount;
 mod ct;
 mod fuzz;
 mod miri;
+mod nostd;
 mod prereq;
 mod speed;
 mod test;
@@ -38,17 +39,22 @@ const COMMANDS: &[(&str, Command, &str)] = &[
     (
         "ct",
         ct::main,
-        "constant-time checks under valgrind (issue 8; not implemented yet)",
+        "constant-time checks under valgrind; `--timing`: dudect t-test",
     ),
     (
         "fuzz",
         fuzz::main,
-        "short fuzzing runs (issue 8; not implemented yet)",
+        "short cargo-fuzz runs of every target (`--seconds N`)",
     ),
     (
         "miri",
         miri::main,
-        "Miri and ASan over the portable backends (issue 8; not implemented yet)",
+        "Miri over the portable backends' tests (nightly)",
+    ),
+    (
+        "asan",
+        miri::asan,
+        "host test suite under AddressSanitizer (nightly)",
     ),
 ];
 

@@ -215,10 +215,15 @@ fn steps() -> Vec<Step> {
     }
     s.extend(q);
 
-    // no_std build checks (issue 8: thumbv7em-none-eabihf,
-    // riscv32imac-unknown-none-elf) go here: one `step(...)` each with
-    // `Need::Target(..)` and a `cargo build -p <crate> --no-default-features
-    // --target ..` action.
+    // no_std builds (issue 8): one step per bare-metal target.
+    for t in crate::nostd::TARGETS {
+        s.push(step(
+            &format!("no_std build, {t}"),
+            Some(t),
+            vec![Need::Target(t)],
+            Box::new(move || crate::nostd::build(t)),
+        ));
+    }
     s
 }
 
