@@ -31,8 +31,13 @@ pub(crate) trait Engine {
     fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
     /// and the ciphertext, and return the full 16-byte tag.
-    fn crypt(key: &Self::Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool)
-    -> Block;
+    fn crypt(
+        key: &Self::Key,
+        j0: &Block,
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+        encrypt: bool,
+    ) -> Block;
 }
 
 /// The error returned when a path was asked for that this build, this CPU
@@ -173,7 +178,9 @@ impl Backend {
     /// (first available in table order, or the `--cfg`-forced one, falling
     /// back to [`Backend::Generic`]).
     pub fn detected() -> Backend {
-        Self::candidates().find(|b| b.is_available()).unwrap_or(Backend::Generic)
+        Self::candidates()
+            .find(|b| b.is_available())
+            .unwrap_or(Backend::Generic)
     }
 
     /// Automatic-selection candidates, best first (narrowed by the `--cfg`).

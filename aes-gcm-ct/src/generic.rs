@@ -108,7 +108,8 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
                 b[12..].copy_from_slice(&ctr.to_be_bytes());
                 ctr = ctr.wrapping_add(1);
             }
-            let (batches, tail) = Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(&mut ks[..nb]);
+            let (batches, tail) =
+                Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(&mut ks[..nb]);
             for batch in batches {
                 backend.encrypt_par_blocks_inplace(batch);
             }

@@ -2,8 +2,9 @@
 //! length check every call runs, so no 64 GiB buffer is needed), wrong
 //! key lengths, an empty nonce, a tag of the wrong length.
 use aes_gcm_ct::{
-    A_MAX, AesGcm, Aes128Gcm, Aes256Gcm, Backend, P_MAX, check_lengths,
+    A_MAX, Aes128Gcm, Aes256Gcm, AesGcm, Backend, P_MAX,
     aead::{AeadInOut, KeyInit},
+    check_lengths,
 };
 use cipher::consts::{U0, U12};
 
@@ -29,8 +30,14 @@ fn length_check() {
 fn wrong_key_length_is_an_error() {
     for n in [0usize, 1, 15, 17, 24, 31, 33, 64] {
         let k = vec![0u8; n];
-        assert!(Aes128Gcm::new_from_slice(&k).is_err() == (n != 16), "len {n}");
-        assert!(Aes256Gcm::new_from_slice(&k).is_err() == (n != 32), "len {n}");
+        assert!(
+            Aes128Gcm::new_from_slice(&k).is_err() == (n != 16),
+            "len {n}"
+        );
+        assert!(
+            Aes256Gcm::new_from_slice(&k).is_err() == (n != 32),
+            "len {n}"
+        );
     }
 }
 
@@ -38,9 +45,20 @@ fn wrong_key_length_is_an_error() {
 fn empty_nonce_is_an_error() {
     let g = AesGcm::<aes_ct::Aes128, U0>::new(&[1u8; 16].into());
     let mut buf = [5u8; 20];
-    assert!(g.encrypt_inout_detached(&Default::default(), b"", buf.as_mut_slice().into()).is_err());
+    assert!(
+        g.encrypt_inout_detached(&Default::default(), b"", buf.as_mut_slice().into())
+            .is_err()
+    );
     assert_eq!(buf, [5u8; 20]);
-    assert!(g.decrypt_inout_detached(&Default::default(), b"", buf.as_mut_slice().into(), &[0u8; 16].into()).is_err());
+    assert!(
+        g.decrypt_inout_detached(
+            &Default::default(),
+            b"",
+            buf.as_mut_slice().into(),
+            &[0u8; 16].into()
+        )
+        .is_err()
+    );
     assert_eq!(buf, [5u8; 20]);
 }
 
@@ -49,7 +67,10 @@ fn short_ciphertext_is_an_error_not_a_panic() {
     use aes_gcm_ct::aead::Aead;
     let g = Aes128Gcm::new(&[1u8; 16].into());
     for n in 0..16 {
-        assert!(g.decrypt(&[0u8; 12].into(), vec![0u8; n].as_slice()).is_err());
+        assert!(
+            g.decrypt(&[0u8; 12].into(), vec![0u8; n].as_slice())
+                .is_err()
+        );
     }
 }
 

@@ -36,7 +36,11 @@ fn ring_seal(key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> Option<(Vec<u8>
     let k = LessSafeKey::new(UnboundKey::new(alg, key).unwrap());
     let mut buf = pt.to_vec();
     let tag = k
-        .seal_in_place_separate_tag(Nonce::try_assume_unique_for_key(nonce).unwrap(), Aad::from(aad), &mut buf)
+        .seal_in_place_separate_tag(
+            Nonce::try_assume_unique_for_key(nonce).unwrap(),
+            Aad::from(aad),
+            &mut buf,
+        )
         .unwrap();
     Some((buf, tag.as_ref().to_vec()))
 }
@@ -71,14 +75,19 @@ fn run(path: Path, rng: &mut Rng, iters: usize, max_len: usize) {
         let (c, t) = g.seal(&nonce, &aad, &inb[oi..]).unwrap();
         assert_eq!((&c, &t), (&rct, &rtag), "seal {what}");
         let mut outb = vec![0u8; len + oo];
-        g.open_into(&nonce, &aad, &rct, &rtag, &mut outb[oo..]).unwrap();
+        g.open_into(&nonce, &aad, &rct, &rtag, &mut outb[oo..])
+            .unwrap();
         assert_eq!(&outb[oo..], &pt[..], "open {what}");
 
         // In place, unaligned.
         let mut b = vec![0u8; len + oi];
         b[oi..].copy_from_slice(&pt);
         let t = g.seal_in_place(&nonce, &aad, &mut b[oi..]).unwrap();
-        assert_eq!((&b[oi..], &t[..]), (&rct[..], &rtag[..]), "seal in place {what}");
+        assert_eq!(
+            (&b[oi..], &t[..]),
+            (&rct[..], &rtag[..]),
+            "seal in place {what}"
+        );
         g.open_in_place(&nonce, &aad, &mut b[oi..], &rtag).unwrap();
         assert_eq!(&b[oi..], &pt[..], "open in place {what}");
     }
@@ -97,7 +106,12 @@ fn against_rustcrypto_and_ring_every_path() {
 #[test]
 fn against_rustcrypto_default_path_many() {
     let mut rng = Rng(0x0123_4567_89ab_cdef);
-    run(Path::Gcm(aes_gcm_ct::Backend::detected()), &mut rng, 600, 8192);
+    run(
+        Path::Gcm(aes_gcm_ct::Backend::detected()),
+        &mut rng,
+        600,
+        8192,
+    );
 }
 
 /// Lengths 0..=600 one by one, every path (block, batch and chunk edges).
@@ -131,20 +145,32 @@ fn counter_wrap_other_nonce_sizes() {
         let pt = rng.bytes(pl);
         let al = rng.below(40);
         let aad = rng.bytes(al);
-        let rc = aes_gcm::AesGcm::<aes::Aes128, cipher::consts::U16>::new(key.as_slice().try_into().unwrap());
+        let rc = aes_gcm::AesGcm::<aes::Aes128, cipher::consts::U16>::new(
+            key.as_slice().try_into().unwrap(),
+        );
         let mut b1 = pt.clone();
         let t1 = rc
-            .encrypt_inout_detached(nonce.as_slice().try_into().unwrap(), &aad, b1.as_mut_slice().into())
+            .encrypt_inout_detached(
+                nonce.as_slice().try_into().unwrap(),
+                &aad,
+                b1.as_mut_slice().into(),
+            )
             .unwrap();
         for path in some_paths() {
             let g = gcm(&key, 16, 16, path).unwrap();
             let (c, t) = g.seal(&nonce, &aad, &pt).unwrap();
             assert_eq!((&c[..], &t[..]), (&b1[..], &t1[..]), "{path:?}");
         }
-        let ours = aes_gcm_ct::AesGcm::<aes_ct::Aes128, cipher::consts::U16>::new(key.as_slice().try_into().unwrap());
+        let ours = aes_gcm_ct::AesGcm::<aes_ct::Aes128, cipher::consts::U16>::new(
+            key.as_slice().try_into().unwrap(),
+        );
         let mut b2 = pt.clone();
         let t2 = ours
-            .encrypt_inout_detached(nonce.as_slice().try_into().unwrap(), &aad, b2.as_mut_slice().into())
+            .encrypt_inout_detached(
+                nonce.as_slice().try_into().unwrap(),
+                &aad,
+                b2.as_mut_slice().into(),
+            )
             .unwrap();
         assert_eq!((b1, t1.to_vec()), (b2, t2.to_vec()));
     }
@@ -160,12 +186,20 @@ fn rustcrypto_aes_plugs_in() {
         let nonce = rng.bytes(12);
         let pl = rng.below(5000);
         let pt = rng.bytes(pl);
-        let ours = aes_gcm_ct::AesGcm::<aes::Aes256, cipher::consts::U12>::new(key.as_slice().try_into().unwrap());
+        let ours = aes_gcm_ct::AesGcm::<aes::Aes256, cipher::consts::U12>::new(
+            key.as_slice().try_into().unwrap(),
+        );
         assert_eq!(ours.backend(), aes_gcm_ct::Backend::Generic);
-        let c = ours.encrypt(nonce.as_slice().try_into().unwrap(), pt.as_slice()).unwrap();
+        let c = ours
+            .encrypt(nonce.as_slice().try_into().unwrap(), pt.as_slice())
+            .unwrap();
         let (rct, rtag) = reference(&key, &nonce, &[], &pt);
         assert_eq!(&c[..pt.len()], &rct[..]);
         assert_eq!(&c[pt.len()..], &rtag[..]);
-        assert_eq!(ours.decrypt(nonce.as_slice().try_into().unwrap(), c.as_slice()).unwrap(), pt);
+        assert_eq!(
+            ours.decrypt(nonce.as_slice().try_into().unwrap(), c.as_slice())
+                .unwrap(),
+            pt
+        );
     }
 }

@@ -11,15 +11,36 @@ const WYCHEPROOF: &str = include_str!("data/aes_gcm_test.json");
 
 /// Check one valid vector on `path`: seal (out of place and in place) and
 /// open (both ways).
-fn check_valid(path: Path, key: &[u8], iv: &[u8], aad: &[u8], pt: &[u8], ct: &[u8], tag: &[u8], what: &str) {
-    let g = gcm(key, iv.len(), tag.len(), path).unwrap_or_else(|| panic!("{what}: no cipher on {path:?}"));
-    let (c, t) = g.seal(iv, aad, pt).unwrap_or_else(|_| panic!("{what}: seal failed"));
-    assert_eq!((c.as_slice(), t.as_slice()), (ct, tag), "{what} on {path:?}");
+fn check_valid(
+    path: Path,
+    key: &[u8],
+    iv: &[u8],
+    aad: &[u8],
+    pt: &[u8],
+    ct: &[u8],
+    tag: &[u8],
+    what: &str,
+) {
+    let g = gcm(key, iv.len(), tag.len(), path)
+        .unwrap_or_else(|| panic!("{what}: no cipher on {path:?}"));
+    let (c, t) = g
+        .seal(iv, aad, pt)
+        .unwrap_or_else(|_| panic!("{what}: seal failed"));
+    assert_eq!(
+        (c.as_slice(), t.as_slice()),
+        (ct, tag),
+        "{what} on {path:?}"
+    );
     let mut b = pt.to_vec();
-    assert_eq!(g.seal_in_place(iv, aad, &mut b).unwrap(), tag, "{what} in place");
+    assert_eq!(
+        g.seal_in_place(iv, aad, &mut b).unwrap(),
+        tag,
+        "{what} in place"
+    );
     assert_eq!(b, ct, "{what} in place");
     let mut out = vec![0u8; ct.len()];
-    g.open_into(iv, aad, ct, tag, &mut out).unwrap_or_else(|_| panic!("{what}: open failed on {path:?}"));
+    g.open_into(iv, aad, ct, tag, &mut out)
+        .unwrap_or_else(|_| panic!("{what}: open failed on {path:?}"));
     assert_eq!(out, pt, "{what} open");
     let mut b = ct.to_vec();
     g.open_in_place(iv, aad, &mut b, tag).unwrap();
@@ -29,13 +50,22 @@ fn check_valid(path: Path, key: &[u8], iv: &[u8], aad: &[u8], pt: &[u8], ct: &[u
 /// Check one invalid vector: opening must fail and leave no plaintext.
 fn check_invalid(g: &dyn Gcm, iv: &[u8], aad: &[u8], ct: &[u8], tag: &[u8], what: &str) {
     let mut b = ct.to_vec();
-    assert!(g.open_in_place(iv, aad, &mut b, tag).is_err(), "{what}: accepted");
+    assert!(
+        g.open_in_place(iv, aad, &mut b, tag).is_err(),
+        "{what}: accepted"
+    );
     assert_eq!(b, ct, "{what}: buffer changed");
     let mut out = vec![0u8; ct.len()];
-    assert!(g.open_into(iv, aad, ct, tag, &mut out).is_err(), "{what}: accepted");
+    assert!(
+        g.open_into(iv, aad, ct, tag, &mut out).is_err(),
+        "{what}: accepted"
+    );
     // Rejected after decrypting: the output holds the ciphertext again;
     // rejected up front (bad nonce or length): the output is untouched.
-    assert!(out == ct || out.iter().all(|&b| b == 0), "{what}: output holds other data");
+    assert!(
+        out == ct || out.iter().all(|&b| b == 0),
+        "{what}: output holds other data"
+    );
 }
 
 #[test]
@@ -131,12 +161,30 @@ fn short_tag_ok(key: &[u8], iv: &[u8], aad: &[u8], ct: &[u8], tag: &[u8], path: 
 }
 
 const NIST: [(&str, &str); 6] = [
-    ("gcmEncryptExtIV128", include_str!("data/gcmEncryptExtIV128.subset.rsp")),
-    ("gcmEncryptExtIV192", include_str!("data/gcmEncryptExtIV192.subset.rsp")),
-    ("gcmEncryptExtIV256", include_str!("data/gcmEncryptExtIV256.subset.rsp")),
-    ("gcmDecrypt128", include_str!("data/gcmDecrypt128.subset.rsp")),
-    ("gcmDecrypt192", include_str!("data/gcmDecrypt192.subset.rsp")),
-    ("gcmDecrypt256", include_str!("data/gcmDecrypt256.subset.rsp")),
+    (
+        "gcmEncryptExtIV128",
+        include_str!("data/gcmEncryptExtIV128.subset.rsp"),
+    ),
+    (
+        "gcmEncryptExtIV192",
+        include_str!("data/gcmEncryptExtIV192.subset.rsp"),
+    ),
+    (
+        "gcmEncryptExtIV256",
+        include_str!("data/gcmEncryptExtIV256.subset.rsp"),
+    ),
+    (
+        "gcmDecrypt128",
+        include_str!("data/gcmDecrypt128.subset.rsp"),
+    ),
+    (
+        "gcmDecrypt192",
+        include_str!("data/gcmDecrypt192.subset.rsp"),
+    ),
+    (
+        "gcmDecrypt256",
+        include_str!("data/gcmDecrypt256.subset.rsp"),
+    ),
 ];
 
 #[test]
@@ -161,11 +209,21 @@ fn nist_cavp_subset() {
                     (None, fail) => {
                         // 4- and 8-byte tags without the `hazmat` feature.
                         assert!(matches!(r.tag.len(), 4 | 8), "{}: unsupported sizes", r.at);
-                        assert_eq!(short_tag_ok(&r.key, &r.iv, &r.aad, &r.ct, &r.tag, path), !fail, "{}", r.at);
+                        assert_eq!(
+                            short_tag_ok(&r.key, &r.iv, &r.aad, &r.ct, &r.tag, path),
+                            !fail,
+                            "{}",
+                            r.at
+                        );
                         if let Some(pt) = &r.pt {
                             let g = gcm(&r.key, r.iv.len(), 16, path).unwrap();
                             let (c, t) = g.seal(&r.iv, &r.aad, pt).unwrap();
-                            assert_eq!((c, &t[..r.tag.len()]), (r.ct.clone(), &r.tag[..]), "{}", r.at);
+                            assert_eq!(
+                                (c, &t[..r.tag.len()]),
+                                (r.ct.clone(), &r.tag[..]),
+                                "{}",
+                                r.at
+                            );
                         }
                         short += 1;
                     }
@@ -173,7 +231,9 @@ fn nist_cavp_subset() {
             }
         }
     }
-    eprintln!("NIST: {typed} typed valid, {fails} FAIL rejected, {short} short-tag records checked via 16-byte tags");
+    eprintln!(
+        "NIST: {typed} typed valid, {fails} FAIL rejected, {short} short-tag records checked via 16-byte tags"
+    );
     assert!(typed > 0 && fails > 0);
 }
 
@@ -185,7 +245,8 @@ fn wycheproof_aes_gcm() {
         for group in v["testGroups"].as_array().unwrap() {
             for t in group["tests"].as_array().unwrap() {
                 let f = |k: &str| unhex(t[k].as_str().unwrap());
-                let (key, iv, aad, msg, ct, tag) = (f("key"), f("iv"), f("aad"), f("msg"), f("ct"), f("tag"));
+                let (key, iv, aad, msg, ct, tag) =
+                    (f("key"), f("iv"), f("aad"), f("msg"), f("ct"), f("tag"));
                 let what = format!("wycheproof tcId {} ({})", t["tcId"], t["comment"]);
                 let g = gcm(&key, iv.len(), tag.len(), path);
                 match t["result"].as_str().unwrap() {

@@ -8,7 +8,14 @@ use common::*;
 fn any_flipped_byte_fails_every_path() {
     let mut rng = Rng(0xdead_beef);
     for path in some_paths() {
-        for &(len, aad_len, nonce_len) in &[(0, 0, 12), (1, 3, 12), (37, 20, 12), (300, 17, 16), (2100, 5, 12), (64, 0, 1)] {
+        for &(len, aad_len, nonce_len) in &[
+            (0, 0, 12),
+            (1, 3, 12),
+            (37, 20, 12),
+            (300, 17, 16),
+            (2100, 5, 12),
+            (64, 0, 1),
+        ] {
             let kl = 16 + 8 * rng.below(3);
             let key = rng.bytes(kl);
             let nonce = rng.bytes(nonce_len);
@@ -19,10 +26,16 @@ fn any_flipped_byte_fails_every_path() {
             let bit = 1u8 << rng.below(8);
             let fails = |n: &[u8], a: &[u8], c: &[u8], t: &[u8], what: &str| {
                 let mut b = c.to_vec();
-                assert!(g.open_in_place(n, a, &mut b, t).is_err(), "{what} accepted on {path:?}");
+                assert!(
+                    g.open_in_place(n, a, &mut b, t).is_err(),
+                    "{what} accepted on {path:?}"
+                );
                 assert_eq!(b, c, "{what}: buffer is not the ciphertext on {path:?}");
                 let mut out = vec![0u8; c.len()];
-                assert!(g.open_into(n, a, c, t, &mut out).is_err(), "{what} accepted");
+                assert!(
+                    g.open_into(n, a, c, t, &mut out).is_err(),
+                    "{what} accepted"
+                );
                 assert_eq!(out, c, "{what}: output is not the ciphertext");
             };
             for i in 0..ct.len() {
@@ -60,7 +73,13 @@ fn truncated_tag_types_fail_on_tamper() {
         let key = rng.bytes(16);
         let nonce = rng.bytes(12);
         let pt = rng.bytes(100);
-        let g = gcm(&key, 12, tag_len, Path::Gcm(aes_gcm_ct::Backend::detected())).unwrap();
+        let g = gcm(
+            &key,
+            12,
+            tag_len,
+            Path::Gcm(aes_gcm_ct::Backend::detected()),
+        )
+        .unwrap();
         let full = gcm(&key, 12, 16, Path::Gcm(aes_gcm_ct::Backend::detected())).unwrap();
         let (ct, tag) = g.seal(&nonce, b"", &pt).unwrap();
         let (_, tag16) = full.seal(&nonce, b"", &pt).unwrap();

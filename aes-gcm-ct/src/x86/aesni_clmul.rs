@@ -104,7 +104,10 @@ fn st(v: __m128i) -> [u8; 16] {
 #[inline]
 #[target_feature(enable = "sse2,ssse3")]
 fn bswap(x: __m128i) -> __m128i {
-    _mm_shuffle_epi8(x, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+    _mm_shuffle_epi8(
+        x,
+        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    )
 }
 
 /// Unreduced product parts of `a * b`: (lo, mid, hi).
@@ -113,7 +116,10 @@ fn bswap(x: __m128i) -> __m128i {
 fn mul(a: __m128i, b: __m128i) -> (__m128i, __m128i, __m128i) {
     let lo = _mm_clmulepi64_si128(a, b, 0x00);
     let hi = _mm_clmulepi64_si128(a, b, 0x11);
-    let mid = _mm_xor_si128(_mm_clmulepi64_si128(a, b, 0x01), _mm_clmulepi64_si128(a, b, 0x10));
+    let mid = _mm_xor_si128(
+        _mm_clmulepi64_si128(a, b, 0x01),
+        _mm_clmulepi64_si128(a, b, 0x10),
+    );
     (lo, mid, hi)
 }
 
@@ -154,7 +160,13 @@ fn powers(h1: u128, out: &mut [[u8; 16]; 8]) {
 
 const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {
     // SAFETY: SSE2 is baseline on x86_64.
-    unsafe { (_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()) }
+    unsafe {
+        (
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+        )
+    }
 };
 
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1")]
@@ -180,7 +192,8 @@ fn crypt_impl<const NR: usize>(
         }
         _mm_aesenclast_si128(x, rk[NR])
     };
-    let ghash1 = |acc: __m128i, x: __m128i| -> __m128i { reduce(mul(_mm_xor_si128(acc, x), hp[0])) };
+    let ghash1 =
+        |acc: __m128i, x: __m128i| -> __m128i { reduce(mul(_mm_xor_si128(acc, x), hp[0])) };
 
     let j0v = ld(&j0.0);
     let mask = aes1(j0v);

@@ -57,9 +57,17 @@ pub trait Gcm {
     /// Seal `buf` in place; the tag.
     fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, ()>;
     /// Open out of place into `out` (same length as `ct`).
-    fn open_into(&self, nonce: &[u8], aad: &[u8], ct: &[u8], tag: &[u8], out: &mut [u8]) -> Result<(), ()>;
+    fn open_into(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), ()>;
     /// Open `buf` in place.
-    fn open_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), ()>;
+    fn open_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8])
+    -> Result<(), ()>;
     /// Which path.
     fn backend(&self) -> Backend;
 }
@@ -74,24 +82,43 @@ where
         let mut out = vec![0u8; pt.len()];
         let nonce = nonce.try_into().map_err(|_| ())?;
         let buf = InOutBuf::new(pt, &mut out).map_err(|_| ())?;
-        let tag = self.encrypt_inout_detached(nonce, aad, buf).map_err(|_| ())?;
+        let tag = self
+            .encrypt_inout_detached(nonce, aad, buf)
+            .map_err(|_| ())?;
         Ok((out, tag.to_vec()))
     }
     fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, ()> {
         let nonce = nonce.try_into().map_err(|_| ())?;
-        let tag = self.encrypt_inout_detached(nonce, aad, buf.into()).map_err(|_| ())?;
+        let tag = self
+            .encrypt_inout_detached(nonce, aad, buf.into())
+            .map_err(|_| ())?;
         Ok(tag.to_vec())
     }
-    fn open_into(&self, nonce: &[u8], aad: &[u8], ct: &[u8], tag: &[u8], out: &mut [u8]) -> Result<(), ()> {
+    fn open_into(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), ()> {
         let nonce = nonce.try_into().map_err(|_| ())?;
         let tag = tag.try_into().map_err(|_| ())?;
         let buf = InOutBuf::new(ct, out).map_err(|_| ())?;
-        self.decrypt_inout_detached(nonce, aad, buf, tag).map_err(|_| ())
+        self.decrypt_inout_detached(nonce, aad, buf, tag)
+            .map_err(|_| ())
     }
-    fn open_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), ()> {
+    fn open_in_place(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), ()> {
         let nonce = nonce.try_into().map_err(|_| ())?;
         let tag = tag.try_into().map_err(|_| ())?;
-        self.decrypt_inout_detached(nonce, aad, buf.into(), tag).map_err(|_| ())
+        self.decrypt_inout_detached(nonce, aad, buf.into(), tag)
+            .map_err(|_| ())
     }
     fn backend(&self) -> Backend {
         AesGcm::backend(self)
