@@ -18,7 +18,9 @@
 //!
 //! Key form: the round keys as planes (each bit broadcast to all 8 block
 //! slots), 128 bytes per round, 16-byte aligned; round keys 1..=NR carry
-//! the S-box constant 0x63 (the kernels use the S-box without it: for
+//! the S-box constant 0x63. Conversion is a small NEON routine (`vtbl` +
+//! 8 `vtst` per round key), cheap enough for the hybrid to do per call
+//! (the kernels use the S-box without it: for
 //! encryption ShiftRows/MixColumns map a state of equal bytes to itself;
 //! for decryption InvSubBytes = M^-1 S'(M^-1 (x ^ 0x63)) and InvMixColumns
 //! also fixes equal bytes). The decryption form lists the round keys in
@@ -27,7 +29,8 @@
 use super::{NeonToken, vpaes::ArmVpaes};
 use crate::{Block, hybrid::Bitsliced, schedule::Schedule};
 use cipher::{Array, consts::U8, inout::InOut};
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use core::mem::MaybeUninit;
+use zeroize::ZeroizeOnDrop;
 
 unsafe extern "C" {
     /// Encrypt 8 blocks (128 bytes at `inp`, to `out`) with plane-form keys.
@@ -37,51 +40,124 @@ unsafe extern "C" {
 }
 
 /// Plane-form round keys (`NR + 1` used), wiped on drop.
+/// Only the first `NR + 1` units are initialised (no memset of the rest).
 #[derive(Clone)]
 #[repr(C, align(16))]
 pub(crate) struct Planes<const NR: usize> {
-    p: [[[u8; 16]; 8]; 15],
+    p: MaybeUninit<[Planes16; 15]>,
     dec: bool,
 }
 
 impl<const NR: usize> Drop for Planes<NR> {
     fn drop(&mut self) {
-        self.p.zeroize();
+        // SAFETY: `self.p` is NR + 1 <= 15 aligned 128-byte units we own.
+        // The routine is plain ARM stores of NEON registers: a `Planes`
+        // only exists after a NEON token was obtained.
+        unsafe { aes_ct_bsaes_wipe_armv7(self.p.as_mut_ptr().cast(), NR + 1) };
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
     }
 }
 
 impl<const NR: usize> ZeroizeOnDrop for Planes<NR> {}
 
-/// One round key as 8 planes, constant time (masks, no branches).
-fn planes(rk: &[u8; 16], fold: bool) -> [[u8; 16]; 8] {
-    let c = if fold { 0x63u8 } else { 0 };
-    let mut out = [[0u8; 16]; 8];
-    for (k, plane) in out.iter_mut().enumerate() {
-        for r in 0..4 {
-            for col in 0..4 {
-                let b = rk[4 * col + r] ^ c;
-                plane[4 * r + col] = 0u8.wrapping_sub((b >> k) & 1);
-            }
-        }
-    }
-    out
+core::arch::global_asm!(
+    ".text",
+    ".syntax unified",
+    ".arch armv7-a",
+    ".fpu neon",
+    ".arm",
+    ".p2align 4",
+    // Column-major (FIPS) byte 4c + r <-> row-major 4r + c (an involution).
+    ".Laes_ct_bsaes_key_transpose:",
+    ".byte 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15",
+    // aes_ct_bsaes_key_armv7(rk, out, c): the round key at `rk` (16 bytes,
+    // FIPS order) XOR the byte `c` in every position, as 8 planes of 16
+    // bytes at `out` (16-byte aligned): plane k, byte 4r + c = 0xff if bit
+    // k of byte (r, c) is set (`vtst`), else 0.
+    // Registers: r0 rk, r1 out (advances), r2 c, r3 table address;
+    // q0 plane, q1 row-major key, q2 permutation, q3 bit mask.
+    ".globl aes_ct_bsaes_key_armv7",
+    ".hidden aes_ct_bsaes_key_armv7",
+    ".type aes_ct_bsaes_key_armv7, %function",
+    "aes_ct_bsaes_key_armv7:",
+    "    adr         r3, .Laes_ct_bsaes_key_transpose",
+    "    vld1.8      {{d4-d5}}, [r3 :128]",
+    "    vld1.8      {{d0-d1}}, [r0]",
+    "    vdup.8      q1, r2",
+    "    veor        q0, q0, q1",
+    "    vtbl.8      d2, {{d0-d1}}, d4",
+    "    vtbl.8      d3, {{d0-d1}}, d5",
+    "    vmov.i8     q3, #1",
+    "    .rept 8",
+    "    vtst.8      q0, q1, q3",
+    "    vst1.8      {{d0-d1}}, [r1 :128]!",
+    "    vshl.i8     q3, q3, #1",
+    "    .endr",
+    "    vmov.i8     q0, #0",
+    "    vmov.i8     q1, #0",
+    "    bx          lr",
+    ".size aes_ct_bsaes_key_armv7, .-aes_ct_bsaes_key_armv7",
+    // aes_ct_bsaes_wipe_armv7(p, n): zero n (> 0) aligned 128-byte units
+    // at p. Registers: r0 pointer (advances), r1 count; q0, q1 zero.
+    ".globl aes_ct_bsaes_wipe_armv7",
+    ".hidden aes_ct_bsaes_wipe_armv7",
+    ".type aes_ct_bsaes_wipe_armv7, %function",
+    "aes_ct_bsaes_wipe_armv7:",
+    "    vmov.i8     q0, #0",
+    "    vmov.i8     q1, #0",
+    "1:",
+    "    vst1.8      {{d0-d3}}, [r0 :128]!",
+    "    vst1.8      {{d0-d3}}, [r0 :128]!",
+    "    vst1.8      {{d0-d3}}, [r0 :128]!",
+    "    vst1.8      {{d0-d3}}, [r0 :128]!",
+    "    subs        r1, r1, #1",
+    "    bne         1b",
+    "    bx          lr",
+    ".size aes_ct_bsaes_wipe_armv7, .-aes_ct_bsaes_wipe_armv7",
+);
+
+unsafe extern "C" {
+    fn aes_ct_bsaes_key_armv7(rk: *const u8, out: *mut u8, c: u32);
+    fn aes_ct_bsaes_wipe_armv7(p: *mut u8, units: usize);
 }
 
+/// One round key (XOR `c` in every byte) as 8 planes. Needs NEON.
+#[inline]
+fn planes(_: NeonToken, rk: &[u8; 16], fold: bool, out: *mut Planes16) {
+    // SAFETY: the token proves NEON; `rk` is 16 readable bytes; `out` is
+    // 128 writable bytes, 16-byte aligned (`Planes16`); AAPCS routine.
+    unsafe { aes_ct_bsaes_key_armv7(rk.as_ptr(), out.cast(), if fold { 0x63 } else { 0 }) }
+}
+
+/// 8 planes of one round key, 16-byte aligned.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Planes16([[u8; 16]; 8]);
+
 impl<const NR: usize> Planes<NR> {
-    fn enc(rk: &[[u8; 16]; 15]) -> Self {
-        let mut p = [[[0u8; 16]; 8]; 15];
-        for i in 0..=NR {
-            p[i] = planes(&rk[i], i > 0);
+    /// Round keys `order(j)` for `j = 0..=NR`, folded where `fold(j)`.
+    #[inline(always)]
+    fn build(t: NeonToken, rk: &[[u8; 16]; 15], dec: bool) -> Self {
+        let mut p = Planes {
+            p: MaybeUninit::uninit(),
+            dec,
+        };
+        let base = p.p.as_mut_ptr().cast::<Planes16>();
+        for j in 0..=NR {
+            let (i, fold) = if dec { (NR - j, j < NR) } else { (j, j > 0) };
+            // SAFETY: j <= NR < 15, so `base + j` is inside the array; the
+            // routine writes all 128 bytes of that unit.
+            planes(t, &rk[i], fold, unsafe { base.add(j) });
         }
-        Planes { p, dec: false }
+        p
     }
 
-    fn dec(rk: &[[u8; 16]; 15]) -> Self {
-        let mut p = [[[0u8; 16]; 8]; 15];
-        for j in 0..=NR {
-            p[j] = planes(&rk[NR - j], j < NR);
-        }
-        Planes { p, dec: true }
+    fn enc(t: NeonToken, rk: &[[u8; 16]; 15]) -> Self {
+        Self::build(t, rk, false)
+    }
+
+    fn dec(t: NeonToken, rk: &[[u8; 16]; 15]) -> Self {
+        Self::build(t, rk, true)
     }
 
     #[inline(always)]
@@ -119,20 +195,30 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
         NeonToken::get()
     }
 
-    fn enc_key_from_single<const NR: usize>(_: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
-        Planes::enc(&k.rk)
+    fn enc_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
+        Planes::enc(t, &k.rk)
     }
 
-    fn dec_key_from_single<const NR: usize>(_: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
-        Planes::dec(&k.rk)
+    fn dec_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
+        Planes::dec(t, &k.rk)
     }
 
-    fn enc_key_from_schedule<const NR: usize>(_: NeonToken, ks: &Schedule<NR>) -> Planes<NR> {
-        Planes::enc(&ks.enc)
+    fn enc_key_from_schedule<const NR: usize>(t: NeonToken, ks: &Schedule<NR>) -> Planes<NR> {
+        Planes::enc(t, &ks.enc)
     }
 
-    fn dec_key_from_schedule<const NR: usize>(_: NeonToken, ks: &Schedule<NR>) -> Planes<NR> {
-        Planes::dec(&ks.enc)
+    fn dec_key_from_schedule<const NR: usize>(t: NeonToken, ks: &Schedule<NR>) -> Planes<NR> {
+        Planes::dec(t, &ks.enc)
+    }
+
+    /// The shared ARM numbers fit the armv7 measurements (`cargo xtask
+    /// armcount`, cortex-a15): one vpaes block ~490 instructions, one bsaes
+    /// batch ~2470 (+ ~100 for padding), so a padded batch pays from 6
+    /// tail blocks once the key is converted; converting for a tail alone
+    /// (~400 + moving the 2 KB key form) never pays.
+    #[inline(always)]
+    fn policy(_: NeonToken) -> crate::hybrid::Policy {
+        crate::hybrid::POLICY
     }
 
     #[inline(always)]
