@@ -35,6 +35,13 @@ cpufeatures::new!(cpu_aesni, "aes", "sse2");
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AesNi(());
 
+impl AesNi {
+    /// The VAES token implies AES-NI (its CPU check includes `aes`).
+    pub(super) fn from_vaes(_: super::vaes::Vaes) -> AesNi {
+        AesNi(())
+    }
+}
+
 /// Encryption and (equivalent inverse cipher) decryption round keys.
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
@@ -73,25 +80,46 @@ impl Engine for AesNi {
     fn encrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
         // SAFETY: a `Key` is only built by `expand`, which takes an `AesNi`
         // token, which `token()` hands out only when the CPU has AES-NI.
-        unsafe { with_enc::<NR>(&key.enc, f) }
+        unsafe { with_enc::<NR>(AesNi(()), &key.enc, f) }
     }
 
     fn decrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
         // SAFETY: as in `encrypt`.
-        unsafe { with_dec::<NR>(&key.dec, f) }
+        unsafe { with_dec::<NR>(AesNi(()), &key.dec, f) }
     }
 }
 
-/// Round keys in registers, handed to the closure.
-pub(super) struct Rk<const NR: usize>(pub(super) [__m128i; 15]);
+/// Round keys in registers, handed to the closure. Only made from an
+/// [`AesNi`] token, so its methods may run the AES instructions.
+pub(super) struct Rk<const NR: usize>([__m128i; 15]);
 
 impl<const NR: usize> Rk<NR> {
     #[inline(always)]
-    pub(super) fn load(k: &[[u8; 16]; 15]) -> Self {
+    pub(super) fn load(_: AesNi, k: &[[u8; 16]; 15]) -> Self {
         // SAFETY: every `k[i]` is 16 readable bytes; unaligned load (SSE2).
         Rk(core::array::from_fn(|i| unsafe {
             _mm_loadu_si128(k[i].as_ptr().cast())
         }))
+    }
+
+    /// Round key `i`.
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> __m128i {
+        self.0[i]
+    }
+
+    /// Encrypt `N` blocks, interleaved.
+    #[inline(always)]
+    pub(super) fn enc<const N: usize>(&self, b: &mut [__m128i; N]) {
+        // SAFETY: an `Rk` is only made with an `AesNi` token (CPU check).
+        unsafe { enc_n::<NR, N>(&self.0, b) }
+    }
+
+    /// Decrypt `N` blocks, interleaved.
+    #[inline(always)]
+    pub(super) fn dec<const N: usize>(&self, b: &mut [__m128i; N]) {
+        // SAFETY: an `Rk` is only made with an `AesNi` token (CPU check).
+        unsafe { dec_n::<NR, N>(&self.0, b) }
     }
 
     /// Overwrite the stack copy of the round keys.
@@ -106,15 +134,23 @@ impl<const NR: usize> Rk<NR> {
 }
 
 #[target_feature(enable = "aes,sse2")]
-fn with_enc<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
-    let mut rk = Rk::<NR>::load(k);
+fn with_enc<const NR: usize>(
+    t: AesNi,
+    k: &[[u8; 16]; 15],
+    f: impl BlockCipherEncClosure<BlockSize = U16>,
+) {
+    let mut rk = Rk::<NR>::load(t, k);
     f.call(&rk);
     rk.wipe();
 }
 
 #[target_feature(enable = "aes,sse2")]
-fn with_dec<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
-    let mut rk = Rk::<NR>::load(k);
+fn with_dec<const NR: usize>(
+    t: AesNi,
+    k: &[[u8; 16]; 15],
+    f: impl BlockCipherDecClosure<BlockSize = U16>,
+) {
+    let mut rk = Rk::<NR>::load(t, k);
     f.call(&rk);
     rk.wipe();
 }
@@ -142,7 +178,7 @@ pub(super) fn store(b: &mut crate::Block, v: __m128i) {
 /// Encrypt `N` blocks, round by round interleaved.
 #[target_feature(enable = "aes,sse2")]
 #[inline]
-pub(super) fn enc_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
+fn enc_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
     for x in b.iter_mut() {
         *x = _mm_xor_si128(*x, rk[0]);
     }
@@ -159,7 +195,7 @@ pub(super) fn enc_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut
 /// Decrypt `N` blocks with the equivalent-inverse-cipher keys.
 #[target_feature(enable = "aes,sse2")]
 #[inline]
-pub(super) fn dec_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
+fn dec_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
     for x in b.iter_mut() {
         *x = _mm_xor_si128(*x, rk[0]);
     }
@@ -194,24 +230,20 @@ pub(super) fn run<const N: usize>(
 pub(super) fn tail<const NR: usize>(
     blocks: InOutBuf<'_, '_, crate::Block>,
     dec: bool,
-    rk: &[__m128i; 15],
+    rk: &Rk<NR>,
 ) {
     let mut rest = blocks;
     for n in [4usize, 2, 1] {
         while rest.len() >= n {
             let (head, r) = rest.split_at(n);
             rest = r;
-            // SAFETY: callers only run inside `with_enc`/`with_dec` (or
-            // the VAES equivalents), which have `aes` enabled.
-            unsafe {
-                match (n, dec) {
-                    (4, false) => run::<4>(head, |b| enc_n::<NR, 4>(rk, b)),
-                    (4, true) => run::<4>(head, |b| dec_n::<NR, 4>(rk, b)),
-                    (2, false) => run::<2>(head, |b| enc_n::<NR, 2>(rk, b)),
-                    (2, true) => run::<2>(head, |b| dec_n::<NR, 2>(rk, b)),
-                    (_, false) => run::<1>(head, |b| enc_n::<NR, 1>(rk, b)),
-                    (_, true) => run::<1>(head, |b| dec_n::<NR, 1>(rk, b)),
-                }
+            match (n, dec) {
+                (4, false) => run::<4>(head, |b| rk.enc(b)),
+                (4, true) => run::<4>(head, |b| rk.dec(b)),
+                (2, false) => run::<2>(head, |b| rk.enc(b)),
+                (2, true) => run::<2>(head, |b| rk.dec(b)),
+                (_, false) => run::<1>(head, |b| rk.enc(b)),
+                (_, true) => run::<1>(head, |b| rk.dec(b)),
             }
         }
     }
@@ -223,21 +255,18 @@ macro_rules! impl_dir {
             #[inline(always)]
             fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let mut b = [load(block.get_in())];
-                // SAFETY: an `Rk` only exists inside `with_enc`/`with_dec`,
-                // which run with `aes` enabled (checked by the token).
-                unsafe { $f::<NR, 1>(&self.0, &mut b) };
+                self.$f(&mut b);
                 store(block.get_out(), b[0]);
             }
 
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                // SAFETY: as in the single-block function.
-                run::<8>(blocks.into_buf(), |b| unsafe { $f::<NR, 8>(&self.0, b) });
+                run::<8>(blocks.into_buf(), |b| self.$f(b));
             }
 
             #[inline(always)]
             fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                tail::<NR>(blocks, $dec, &self.0);
+                tail::<NR>(blocks, $dec, self);
             }
         }
     };
@@ -247,7 +276,7 @@ impl_dir!(
     encrypt_block,
     encrypt_par_blocks,
     encrypt_tail_blocks,
-    enc_n,
+    enc,
     false
 );
 impl_dir!(
@@ -255,6 +284,6 @@ impl_dir!(
     decrypt_block,
     decrypt_par_blocks,
     decrypt_tail_blocks,
-    dec_n,
+    dec,
     true
 );

@@ -557,22 +557,18 @@ impl Bitsliced<Vpaes> for Bsaes {
 
     fn enc_key_from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
         let mut std = [[0u8; 16]; 15];
+        vpaes::standard_enc(k, &mut std);
         // SAFETY: the token proves SSSE3.
-        let key = unsafe {
-            vpaes::standard_enc(k, &mut std);
-            planes::<NR>(&std, true, t.lanes)
-        };
+        let key = unsafe { planes::<NR>(&std, true, t.lanes) };
         wipe_blocks(&mut std);
         key
     }
 
     fn dec_key_from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
         let mut std = [[0u8; 16]; 15];
+        vpaes::standard_enc(k, &mut std);
         // SAFETY: the token proves SSSE3.
-        let key = unsafe {
-            vpaes::standard_enc(k, &mut std);
-            planes::<NR>(&std, false, t.lanes)
-        };
+        let key = unsafe { planes::<NR>(&std, false, t.lanes) };
         wipe_blocks(&mut std);
         key
     }

@@ -43,6 +43,7 @@ pub(crate) struct Vaes {
 pub(crate) struct VKey<const NR: usize> {
     key: Key<NR>,
     wide: bool,
+    ni: aesni::AesNi,
 }
 
 impl Engine for Vaes {
@@ -59,6 +60,7 @@ impl Engine for Vaes {
         VKey {
             key: Key::new(ks),
             wide: t.wide,
+            ni: aesni::AesNi::from_vaes(t),
         }
     }
 
@@ -68,9 +70,9 @@ impl Engine for Vaes {
         // AVX-512F is there too.
         unsafe {
             if key.wide {
-                enc512::<NR>(&key.key.enc, f)
+                enc512::<NR>(key.ni, &key.key.enc, f)
             } else {
-                enc256::<NR>(&key.key.enc, f)
+                enc256::<NR>(key.ni, &key.key.enc, f)
             }
         }
     }
@@ -79,9 +81,9 @@ impl Engine for Vaes {
         // SAFETY: as in `encrypt`.
         unsafe {
             if key.wide {
-                dec512::<NR>(&key.key.dec, f)
+                dec512::<NR>(key.ni, &key.key.dec, f)
             } else {
-                dec256::<NR>(&key.key.dec, f)
+                dec256::<NR>(key.ni, &key.key.dec, f)
             }
         }
     }
@@ -101,29 +103,29 @@ struct Rk256<const NR: usize> {
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
-fn rk512<const NR: usize>(k: &[[u8; 16]; 15]) -> Rk512<NR> {
+fn rk512<const NR: usize>(t: aesni::AesNi, k: &[[u8; 16]; 15]) -> Rk512<NR> {
     Rk512 {
         w: OnceCell::new(),
-        n: aesni::Rk::<NR>::load(k),
+        n: aesni::Rk::<NR>::load(t, k),
     }
 }
 
 #[target_feature(enable = "aes,vaes,avx2")]
-fn rk256<const NR: usize>(k: &[[u8; 16]; 15]) -> Rk256<NR> {
+fn rk256<const NR: usize>(t: aesni::AesNi, k: &[[u8; 16]; 15]) -> Rk256<NR> {
     Rk256 {
         w: OnceCell::new(),
-        n: aesni::Rk::<NR>::load(k),
+        n: aesni::Rk::<NR>::load(t, k),
     }
 }
 
 #[target_feature(enable = "avx512f")]
-fn bcast512(n: &[__m128i; 15]) -> [__m512i; 15] {
-    core::array::from_fn(|i| _mm512_broadcast_i32x4(n[i]))
+fn bcast512<const NR: usize>(n: &aesni::Rk<NR>) -> [__m512i; 15] {
+    core::array::from_fn(|i| _mm512_broadcast_i32x4(n.get(i)))
 }
 
 #[target_feature(enable = "avx2")]
-fn bcast256(n: &[__m128i; 15]) -> [__m256i; 15] {
-    core::array::from_fn(|i| _mm256_broadcastsi128_si256(n[i]))
+fn bcast256<const NR: usize>(n: &aesni::Rk<NR>) -> [__m256i; 15] {
+    core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.get(i)))
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
@@ -145,29 +147,45 @@ fn wipe256<const NR: usize>(rk: &mut Rk256<NR>) {
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
-fn enc512<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
-    let mut rk = rk512::<NR>(k);
+fn enc512<const NR: usize>(
+    t: aesni::AesNi,
+    k: &[[u8; 16]; 15],
+    f: impl BlockCipherEncClosure<BlockSize = U16>,
+) {
+    let mut rk = rk512::<NR>(t, k);
     f.call(&rk);
     wipe512(&mut rk);
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
-fn dec512<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
-    let mut rk = rk512::<NR>(k);
+fn dec512<const NR: usize>(
+    t: aesni::AesNi,
+    k: &[[u8; 16]; 15],
+    f: impl BlockCipherDecClosure<BlockSize = U16>,
+) {
+    let mut rk = rk512::<NR>(t, k);
     f.call(&rk);
     wipe512(&mut rk);
 }
 
 #[target_feature(enable = "aes,vaes,avx2")]
-fn enc256<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
-    let mut rk = rk256::<NR>(k);
+fn enc256<const NR: usize>(
+    t: aesni::AesNi,
+    k: &[[u8; 16]; 15],
+    f: impl BlockCipherEncClosure<BlockSize = U16>,
+) {
+    let mut rk = rk256::<NR>(t, k);
     f.call(&rk);
     wipe256(&mut rk);
 }
 
 #[target_feature(enable = "aes,vaes,avx2")]
-fn dec256<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
-    let mut rk = rk256::<NR>(k);
+fn dec256<const NR: usize>(
+    t: aesni::AesNi,
+    k: &[[u8; 16]; 15],
+    f: impl BlockCipherDecClosure<BlockSize = U16>,
+) {
+    let mut rk = rk256::<NR>(t, k);
     f.call(&rk);
     wipe256(&mut rk);
 }
@@ -265,21 +283,20 @@ macro_rules! impl_dir {
             #[inline(always)]
             fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let mut b = [aesni::load(block.get_in())];
-                // SAFETY: an `Rk512` only exists inside `enc512`/`dec512`,
-                // which run with AES-NI, VAES and AVX-512F (token-checked).
-                unsafe { aesni::$f::<NR, 1>(&self.n.0, &mut b) };
+                self.n.$f(&mut b);
                 aesni::store(block.get_out(), b[0]);
             }
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                // SAFETY: as above.
-                let w = self.w.get_or_init(|| unsafe { bcast512(&self.n.0) });
+                // SAFETY: an `Rk512` only exists inside `enc512`/`dec512`,
+                // which run after the CPU check for AES-NI, VAES, AVX-512F.
+                let w = self.w.get_or_init(|| unsafe { bcast512(&self.n) });
                 // SAFETY: as above.
                 unsafe { par512::<NR, $dec>(w, blocks) };
             }
             #[inline(always)]
             fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                aesni_tail::<NR>(blocks, $dec, &self.n.0);
+                aesni_tail::<NR>(blocks, $dec, &self.n);
             }
         }
 
@@ -287,15 +304,14 @@ macro_rules! impl_dir {
             #[inline(always)]
             fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let mut b = [aesni::load(block.get_in())];
-                // SAFETY: an `Rk256` only exists inside `enc256`/`dec256`,
-                // which run with AES-NI, VAES and AVX2 (token-checked).
-                unsafe { aesni::$f::<NR, 1>(&self.n.0, &mut b) };
+                self.n.$f(&mut b);
                 aesni::store(block.get_out(), b[0]);
             }
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                // SAFETY: as above.
-                let w = self.w.get_or_init(|| unsafe { bcast256(&self.n.0) });
+                // SAFETY: an `Rk256` only exists inside `enc256`/`dec256`,
+                // which run after the CPU check for AES-NI, VAES, AVX2.
+                let w = self.w.get_or_init(|| unsafe { bcast256(&self.n) });
                 let (chunks, _) = blocks.into_buf().into_chunks::<U16>();
                 for c in chunks {
                     // SAFETY: as above.
@@ -304,7 +320,7 @@ macro_rules! impl_dir {
             }
             #[inline(always)]
             fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                aesni_tail::<NR>(blocks, $dec, &self.n.0);
+                aesni_tail::<NR>(blocks, $dec, &self.n);
             }
         }
     };
@@ -314,7 +330,7 @@ impl_dir!(
     encrypt_block,
     encrypt_par_blocks,
     encrypt_tail_blocks,
-    enc_n,
+    enc,
     false
 );
 impl_dir!(
@@ -322,7 +338,7 @@ impl_dir!(
     decrypt_block,
     decrypt_par_blocks,
     decrypt_tail_blocks,
-    dec_n,
+    dec,
     true
 );
 
@@ -332,21 +348,13 @@ impl_dir!(
 fn aesni_tail<const NR: usize>(
     blocks: InOutBuf<'_, '_, crate::Block>,
     dec: bool,
-    rk: &[__m128i; 15],
+    rk: &aesni::Rk<NR>,
 ) {
     let mut rest = blocks;
     while rest.len() >= 8 {
         let (head, r) = rest.split_at(8);
         rest = r;
-        // SAFETY: only called from backends that exist inside functions
-        // with AES-NI enabled.
-        aesni::run::<8>(head, |b| unsafe {
-            if dec {
-                aesni::dec_n::<NR, 8>(rk, b)
-            } else {
-                aesni::enc_n::<NR, 8>(rk, b)
-            }
-        });
+        aesni::run::<8>(head, |b| if dec { rk.dec(b) } else { rk.enc(b) });
     }
     aesni::tail::<NR>(rest, dec, rk);
 }

@@ -402,7 +402,7 @@ fn ld(t: &[u8; 16]) -> __m128i {
 /// `lo[x & 15] ^ hi[x >> 4]` on every byte.
 #[target_feature(enable = "ssse3")]
 #[inline]
-pub(super) fn lin(t: &[[u8; 16]; 2], x: __m128i) -> __m128i {
+fn lin(t: &[[u8; 16]; 2], x: __m128i) -> __m128i {
     let m = _mm_set1_epi8(0x0f);
     let lo = _mm_and_si128(x, m);
     let hi = _mm_and_si128(_mm_srli_epi32(x, 4), m);
@@ -547,8 +547,13 @@ fn expand_keys<const NR: usize>(ks: &Schedule<NR>) -> Key<NR> {
 
 /// The standard encryption round keys, recovered from the vpaes form
 /// (constant time; for the bsaes key conversion).
-#[target_feature(enable = "ssse3")]
 pub(super) fn standard_enc<const NR: usize>(k: &Key<NR>, out: &mut [[u8; 16]; 15]) {
+    // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
+    unsafe { standard_enc_ssse3(k, out) }
+}
+
+#[target_feature(enable = "ssse3")]
+fn standard_enc_ssse3<const NR: usize>(k: &Key<NR>, out: &mut [[u8; 16]; 15]) {
     let t = &TABLES;
     let c63 = _mm_set1_epi8(0x63);
     for r in 0..=NR {
