@@ -79,3 +79,19 @@ fn available_backends_agree_with_soft() {
     // armv7 with NEON (qemu -cpu cortex-a15).
     assert!(n >= 4, "only {n} backends available");
 }
+
+/// Detection prefers the hardware backend, then the hybrid (run the test
+/// binary under `armcount --no-crypto` to see the hybrid chosen on
+/// aarch64; on armv7 with NEON it is the hybrid).
+#[test]
+#[cfg(not(aes_ct_backend))]
+fn detection_order() {
+    let want = if Backend::Armv8.is_available() {
+        Backend::Armv8
+    } else if Backend::Hybrid.is_available() {
+        Backend::Hybrid
+    } else {
+        Backend::Soft
+    };
+    assert_eq!(Backend::detected(), want);
+}
