@@ -53,6 +53,8 @@ pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 pub use aes_ct as aes;
 pub use backend::{Backend, UnsupportedBackend};
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 mod backend;
 mod generic;
 #[cfg(target_arch = "x86_64")]

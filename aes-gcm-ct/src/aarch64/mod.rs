@@ -1,0 +1,3 @@
+//! aarch64 fused AES-GCM loops.
+#[cfg(feature = "aes")]
+pub(crate) mod armv8_pmull;
