@@ -11,9 +11,23 @@ use aes_ct::{
     cipher::{BlockCipherDecrypt, BlockCipherEncrypt, BlockSizeUser, KeyInit, consts::U16},
 };
 
-/// Block counts: 1, 2 (vpaes pair), 3, 7/8/9 (bsaes and AES-NI batch
-/// edges), 16/17 (two batches, VAES AVX2 batch), 33 (VAES AVX-512 batch + 1).
-const COUNTS: &[usize] = &[1, 2, 3, 7, 8, 9, 16, 17, 33];
+/// Block counts: 1, 2 (vpaes pair), 3, 7/8/9 (SSSE3 bsaes and AES-NI
+/// batch edges), 12/14 (hybrid tail thresholds), 16/17 (AVX2 bsaes pass,
+/// VAES AVX2 batch), 32/33/45 (32-block batches and tails), 64.
+const COUNTS: &[usize] = &[1, 2, 3, 7, 8, 9, 12, 14, 16, 17, 32, 33, 45, 64];
+
+/// bsaes register widths to check (x86 test hook
+/// `aes_ct::x86::bsaes_limit_width`): 1 = SSSE3, 2 = AVX2. Width 4
+/// (AVX-512) cannot run under valgrind.
+#[cfg(target_arch = "x86_64")]
+const WIDTHS: &[(u8, &str)] = &[(2, "avx2"), (1, "ssse3")];
+#[cfg(not(target_arch = "x86_64"))]
+const WIDTHS: &[(u8, &str)] = &[(0, "")];
+
+fn limit_width(_w: u8) {
+    #[cfg(target_arch = "x86_64")]
+    aes_ct::x86::bsaes_limit_width(if _w == 0 { 4 } else { _w });
+}
 
 fn to_blocks(bytes: &[u8]) -> Vec<Block> {
     bytes
@@ -74,35 +88,45 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
         if !checkable("aes-ct", b.name(), b.is_available(), skipped) {
             continue;
         }
-        for (bits, klen) in [(128usize, 16usize), (192, 24), (256, 32)] {
-            let name = format!("aes-ct/{}/aes{bits}", b.name());
-            let what = name.clone();
-            out.push(Case {
-                name,
-                krate: "aes-ct",
-                backend: b.name().into(),
-                run: Box::new(move || {
-                    let key = Rng(klen as u64).bytes(klen);
-                    for &n in COUNTS {
-                        let w = format!("{what} x{n}");
-                        match klen {
-                            16 => run(&w, &key, n, |k| {
-                                Aes128::new_with_backend(k.try_into().expect("len"), b)
-                                    .expect("available")
-                            })?,
-                            24 => run(&w, &key, n, |k| {
-                                Aes192::new_with_backend(k.try_into().expect("len"), b)
-                                    .expect("available")
-                            })?,
-                            _ => run(&w, &key, n, |k| {
-                                Aes256::new_with_backend(k.try_into().expect("len"), b)
-                                    .expect("available")
-                            })?,
+        let bitsliced = matches!(b.name(), "bsaes" | "hybrid");
+        let widths: &[(u8, &str)] = if bitsliced { WIDTHS } else { &[(0, "")] };
+        for &(w, wname) in widths {
+            for (bits, klen) in [(128usize, 16usize), (192, 24), (256, 32)] {
+                let name = if wname.is_empty() {
+                    format!("aes-ct/{}/aes{bits}", b.name())
+                } else {
+                    format!("aes-ct/{}@{wname}/aes{bits}", b.name())
+                };
+                let what = name.clone();
+                out.push(Case {
+                    name,
+                    krate: "aes-ct",
+                    backend: b.name().into(),
+                    run: Box::new(move || {
+                        limit_width(w);
+                        let key = Rng(klen as u64).bytes(klen);
+                        for &n in COUNTS {
+                            let w = format!("{what} x{n}");
+                            match klen {
+                                16 => run(&w, &key, n, |k| {
+                                    Aes128::new_with_backend(k.try_into().expect("len"), b)
+                                        .expect("available")
+                                })?,
+                                24 => run(&w, &key, n, |k| {
+                                    Aes192::new_with_backend(k.try_into().expect("len"), b)
+                                        .expect("available")
+                                })?,
+                                _ => run(&w, &key, n, |k| {
+                                    Aes256::new_with_backend(k.try_into().expect("len"), b)
+                                        .expect("available")
+                                })?,
+                            }
                         }
-                    }
-                    Ok(())
-                }),
-            });
+                        limit_width(0);
+                        Ok(())
+                    }),
+                });
+            }
         }
     }
     // The automatic path (`KeyInit::new`, detected backend) once.

@@ -22,6 +22,7 @@ pub mod valgrind;
 
 mod cases_adiantum;
 mod cases_aes;
+mod cases_gcm;
 mod cases_ghash;
 
 /// One checked operation.
@@ -58,6 +59,11 @@ pub struct Uncovered {
 /// reason. They are excluded by name even if the CPU (as valgrind's
 /// synthetic CPUID presents it) claims support.
 pub const VALGRIND_CANNOT: &[(&str, &str, &str)] = &[
+    (
+        "aes-ct",
+        "bsaes/hybrid at AVX-512 width (32-block planes)",
+        "AVX-512 (EVEX) is not implemented by valgrind 3.19 (SIGILL); its CPUID hides avx512, so bsaes runs at AVX2 and SSSE3 width (both checked)",
+    ),
     (
         "aes-ct",
         "vaes",
@@ -116,16 +122,19 @@ pub fn checkable(
 /// Every case of every crate, and the backends left out.
 pub fn all_cases() -> (Vec<Case>, Vec<Uncovered>) {
     let mut cases = Vec::new();
-    let mut skipped = Vec::new();
+    let mut skipped: Vec<Uncovered> = VALGRIND_CANNOT
+        .iter()
+        .filter(|(_, b, _)| b.contains(' '))
+        .map(|&(krate, b, why)| Uncovered {
+            krate,
+            backend: b.into(),
+            why: why.into(),
+        })
+        .collect();
     cases_aes::cases(&mut cases, &mut skipped);
     cases_ghash::cases(&mut cases, &mut skipped);
     cases_adiantum::cases(&mut cases, &mut skipped);
-    // aes-gcm-ct: add `cases_gcm::cases(..)` here once the crate has an API.
-    skipped.push(Uncovered {
-        krate: "aes-gcm-ct",
-        backend: "*".into(),
-        why: "the crate has no public API yet (issue in progress); its GHASH and AES parts are covered above".into(),
-    });
+    cases_gcm::cases(&mut cases, &mut skipped);
     (cases, skipped)
 }
 

@@ -145,6 +145,10 @@ fn valgrind(bin: &std::path::Path, args: &[&str]) -> Result<(i32, String, String
         "--track-origins=yes",
         "--num-callers=16",
     ])
+    .arg(format!(
+        "--suppressions={}",
+        crate::util::root().join("ct-check/valgrind.supp").display()
+    ))
     .arg(bin)
     .args(args);
     println!("$ {}", show(&c));

@@ -1,0 +1,180 @@
+//! aes-gcm-ct: every available path (fused AES-NI + PCLMULQDQ, generic),
+//! the generic path over every aes-ct backend, seal and open (valid and
+//! tampered tag), 96-bit and other nonce lengths.
+//!
+//! Secret: the key, the plaintext and the AAD (stricter than needed; AAD is
+//! usually public). Public: nonce, lengths, ciphertext and tag (the seal
+//! output), the plaintext after open (declassified to compare), and the
+//! tag-check result: `decrypt_inout_detached` returns it, so it branches
+//! on it. That one branch is declassified by the suppression in
+//! `ct-check/valgrind.supp`, which matches only a conditional jump whose
+//! innermost (inlined) frame is `decrypt_inout_detached` itself, not its
+//! callees.
+
+use crate::{Case, Rng, Uncovered, checkable, same, valgrind};
+use aes_gcm_ct::{
+    AeadInOut, AesGcm, Backend, Nonce, Tag,
+    aead::{KeyInit, inout::InOutBuf},
+};
+use cipher::{
+    BlockCipherEncrypt, BlockSizeUser,
+    array::ArraySize,
+    consts::{U12, U16},
+};
+
+const LENGTHS: &[usize] = &[0, 1, 16, 17, 64, 127, 128, 129, 300, 1029];
+
+fn seal<A, N>(g: &AesGcm<A, N>, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Vec<u8>
+where
+    A: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    N: ArraySize,
+{
+    let n = Nonce::<N>::try_from(nonce).expect("nonce length");
+    let tag = g
+        .encrypt_inout_detached(&n, aad, InOutBuf::from(buf))
+        .expect("lengths");
+    tag.to_vec()
+}
+
+fn open<A, N>(g: &AesGcm<A, N>, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> bool
+where
+    A: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    N: ArraySize,
+{
+    let n = Nonce::<N>::try_from(nonce).expect("nonce length");
+    let t = Tag::<U16>::try_from(tag).expect("tag length");
+    let r = g.decrypt_inout_detached(&n, aad, InOutBuf::from(buf), &t);
+    r.is_ok()
+}
+
+/// Seal and open every length with `mk(key)`; secrets undefined.
+fn run<A, N>(what: &str, klen: usize, mk: impl Fn(&[u8]) -> AesGcm<A, N>) -> Result<(), String>
+where
+    A: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    N: ArraySize,
+{
+    for &n in LENGTHS {
+        let mut rng = Rng(n as u64 * 131 + klen as u64);
+        let key = rng.bytes(klen);
+        let nonce = rng.bytes(N::USIZE);
+        let aad = rng.bytes(n % 37);
+        let pt = rng.bytes(n);
+
+        let reference = mk(&key);
+        let mut want_ct = pt.clone();
+        let want_tag = seal(&reference, &nonce, &aad, &mut want_ct);
+        drop(reference);
+
+        let mut ks = key.clone();
+        valgrind::secret(ks.as_mut_slice());
+        let g = mk(&ks);
+        let mut ad = aad.clone();
+        valgrind::secret(ad.as_mut_slice());
+        let mut buf = pt.clone();
+        valgrind::secret(buf.as_mut_slice());
+        let tag = seal(&g, &nonce, &ad, &mut buf);
+        same(&format!("{what} seal ct {n}"), buf, &want_ct)?;
+        same(&format!("{what} seal tag {n}"), tag, &want_tag)?;
+
+        // Open: public ciphertext, tag and AAD; the key is secret.
+        let mut buf = want_ct.clone();
+        let ok = open(&g, &nonce, &aad, &mut buf, &want_tag);
+        if !valgrind::public_bool(ok) {
+            return Err(format!("{what} open {n}: rejected a valid message"));
+        }
+        if n > 0 {
+            same(&format!("{what} open pt {n}"), buf, &pt)?;
+        }
+        let mut bad_tag = want_tag.clone();
+        bad_tag[n % 16] ^= 0x80;
+        let mut buf = want_ct.clone();
+        let ok = open(&g, &nonce, &aad, &mut buf, &bad_tag);
+        if valgrind::public_bool(ok) {
+            return Err(format!("{what} open {n}: accepted a tampered tag"));
+        }
+        let mut buf = valgrind_public(buf);
+        if buf != want_ct {
+            buf.clear();
+            return Err(format!(
+                "{what} open {n}: rejected, but the buffer is not the ciphertext"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn valgrind_public(mut v: Vec<u8>) -> Vec<u8> {
+    valgrind::public(v.as_mut_slice());
+    v
+}
+
+pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
+    // Every path, through `new_with_backend` (the aes-ct backend is the
+    // detected one).
+    for &b in Backend::ALL {
+        if !checkable("aes-gcm-ct", b.name(), b.is_available(), skipped) {
+            continue;
+        }
+        out.push(Case {
+            name: format!("aes-gcm-ct/{}/aes128+256-gcm", b.name()),
+            krate: "aes-gcm-ct",
+            backend: b.name().into(),
+            run: Box::new(move || {
+                run::<aes_ct::Aes128, U12>(&format!("gcm/{b}/128"), 16, |k| {
+                    AesGcm::new_with_backend(k.try_into().expect("16"), b).expect("available")
+                })?;
+                run::<aes_ct::Aes256, U12>(&format!("gcm/{b}/256"), 32, |k| {
+                    AesGcm::new_with_backend(k.try_into().expect("32"), b).expect("available")
+                })
+            }),
+        });
+    }
+    // The generic path over every aes-ct backend (GHASH: detected).
+    for ab in aes_ct::Backend::available() {
+        if aes_ct_skip(ab.name()) {
+            continue;
+        }
+        out.push(Case {
+            name: format!("aes-gcm-ct/generic+aes-{}/aes128-gcm", ab.name()),
+            krate: "aes-gcm-ct",
+            backend: format!("generic over aes-ct {}", ab.name()),
+            run: Box::new(move || {
+                run::<aes_ct::Aes128, U12>(&format!("gcm/generic/aes-{ab}"), 16, |k| {
+                    let c = aes_ct::Aes128::new_with_backend(k.try_into().expect("16"), ab)
+                        .expect("available");
+                    AesGcm::with_ghash_backend(c, ghash_ct::Backend::detected()).expect("available")
+                })
+            }),
+        });
+    }
+    // Portable all the way down, and a 128-bit nonce (J0 through GHASH).
+    out.push(Case {
+        name: "aes-gcm-ct/generic+soft+soft64/aes128-gcm".into(),
+        krate: "aes-gcm-ct",
+        backend: "generic over aes-ct soft, ghash-ct portable".into(),
+        run: Box::new(|| {
+            run::<aes_ct::Aes128, U12>("gcm/generic/soft", 16, |k| {
+                let c = aes_ct::Aes128::new_with_backend(
+                    k.try_into().expect("16"),
+                    aes_ct::Backend::Soft,
+                )
+                .expect("available");
+                AesGcm::with_ghash_backend(c, ghash_ct::Backend::PORTABLE).expect("available")
+            })
+        }),
+    });
+    out.push(Case {
+        name: "aes-gcm-ct/detected/aes256-gcm-nonce16".into(),
+        krate: "aes-gcm-ct",
+        backend: "detected, 128-bit nonce".into(),
+        run: Box::new(|| {
+            run::<aes_ct::Aes256, U16>("gcm/nonce16", 32, |k| {
+                AesGcm::<aes_ct::Aes256, U16>::new(k.try_into().expect("32"))
+            })
+        }),
+    });
+}
+
+fn aes_ct_skip(name: &str) -> bool {
+    crate::valgrind_cannot("aes-ct", name).is_some()
+}

@@ -1,0 +1,297 @@
+//! Key material is wiped on drop (issue 8, item 7).
+//!
+//! Method: the value is constructed into a zero-filled `MaybeUninit` slot
+//! that this test owns, its bytes are counted, it is dropped in place with
+//! `ptr::drop_in_place` (running every `Drop`/`zeroize` of its fields where
+//! they live), and the slot's bytes are read back with volatile reads. A
+//! wiped value leaves at most a few non-zero bytes: the enum discriminant
+//! saying which backend the key was for, and the non-secret NH backend
+//! choice. A key form that was not wiped leaves hundreds (round keys,
+//! bitsliced planes, H powers, the 1072-byte NH key).
+//!
+//! Covered: aes-ct `Aes128/192/256` and their `Enc`/`Dec` halves on every
+//! backend this CPU can run (including the long-term bitsliced key of
+//! `bsaes`, the vpaes key of `hybrid`, AES-NI/VAES round keys), clones;
+//! ghash-ct `GHashKey`/`PolyvalKey` (H powers), `GHash`/`Polyval`,
+//! `GHashState`; adiantum-ct Adiantum (stream key, AES-256 key, Poly1305
+//! keys, NH key) on every NH backend, and HPolyC.
+//!
+//! The per-call bsaes key the hybrid backend converts on the stack is
+//! checked by `hybrid_converted_key_not_left_on_stack`: the converted key
+//! is the same bitsliced form as the long-term `bsaes` key, so after a
+//! hybrid batch the dead stack must hold no 32-byte run of that form.
+//!
+//! Padding bytes copied into the slot are, to the language, uninitialised;
+//! the slot starts zeroed and the reads are volatile byte reads, which is
+//! what this test needs in practice. Not run under Miri.
+#![cfg(not(miri))]
+
+use aes_ct::cipher::KeyInit;
+use core::mem::MaybeUninit;
+use core::ptr;
+
+/// Most non-zero bytes a wiped value may keep (discriminants, backend
+/// choice, alignment padding of the discriminant).
+const ALLOWED: usize = 16;
+
+fn nonzero<T>(slot: &MaybeUninit<T>) -> usize {
+    let p = slot.as_ptr() as *const u8;
+    (0..size_of::<T>())
+        // SAFETY: `p + i` is within the slot, which is zero-initialised
+        // and then (partly) overwritten by a value; byte reads.
+        .filter(|&i| unsafe { ptr::read_volatile(p.add(i)) } != 0)
+        .count()
+}
+
+/// Zero 256 KiB of stack below the caller, so that the bytes of a value's
+/// inactive enum variants and padding (copied along with it, never
+/// written by it) are zero instead of what earlier calls left there.
+#[inline(never)]
+fn clear_stack() {
+    let buf = [0u8; 256 * 1024];
+    core::hint::black_box(&buf);
+}
+
+/// Build with `make` inside an owned slot, drop in place, return
+/// (non-zero bytes before, after).
+fn drop_and_count<T>(make: impl FnOnce() -> T) -> (usize, usize) {
+    clear_stack();
+    drop_and_count_inner(make)
+}
+
+#[inline(never)]
+fn drop_and_count_inner<T>(make: impl FnOnce() -> T) -> (usize, usize) {
+    let mut slot = MaybeUninit::<T>::zeroed();
+    slot.write(make());
+    let before = nonzero(&slot);
+    // SAFETY: the slot holds an initialised `T` that is dropped exactly once
+    // and never used afterwards.
+    unsafe { ptr::drop_in_place(slot.as_mut_ptr()) };
+    (before, nonzero(&slot))
+}
+
+fn assert_wiped<T>(what: &str, make: impl FnOnce() -> T) {
+    let (before, after) = drop_and_count(make);
+    println!(
+        "{what}: {} bytes, {before} non-zero before drop, {after} after",
+        size_of::<T>()
+    );
+    assert!(
+        before >= 64,
+        "{what}: only {before} non-zero bytes before drop: the test would prove nothing"
+    );
+    assert!(
+        after <= ALLOWED,
+        "{what}: {after} non-zero bytes left after drop (of {before})"
+    );
+}
+
+/// A pseudo-random key (splitmix64) with no zero byte.
+fn key(n: usize, seed: u8) -> Vec<u8> {
+    let mut x = u64::from(seed);
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) as u8) | 1
+        })
+        .collect()
+}
+
+#[test]
+fn aes_keys_wiped_on_drop_every_backend() {
+    use aes_ct::{
+        Aes128, Aes128Dec, Aes128Enc, Aes192, Aes192Dec, Aes192Enc, Aes256, Aes256Dec, Aes256Enc,
+        Backend,
+    };
+    macro_rules! check {
+        ($t:ty, $n:expr, $b:expr) => {{
+            let k = key($n, 7);
+            let k: &aes_ct::cipher::Key<$t> = k.as_slice().try_into().unwrap();
+            assert_wiped(&format!("{} on {}", stringify!($t), $b), || {
+                <$t>::new_with_backend(k, $b).unwrap()
+            });
+            // A clone owns its own copy, wiped on its own drop.
+            let orig = <$t>::new_with_backend(k, $b).unwrap();
+            assert_wiped(&format!("clone of {} on {}", stringify!($t), $b), || {
+                orig.clone()
+            });
+        }};
+    }
+    let mut n = 0;
+    for b in Backend::available() {
+        check!(Aes128, 16, b);
+        check!(Aes192, 24, b);
+        check!(Aes256, 32, b);
+        check!(Aes128Enc, 16, b);
+        check!(Aes192Enc, 24, b);
+        check!(Aes256Enc, 32, b);
+        check!(Aes128Dec, 16, b);
+        check!(Aes192Dec, 24, b);
+        check!(Aes256Dec, 32, b);
+        n += 1;
+    }
+    assert!(n >= 1);
+    // The detected-backend path.
+    assert_wiped("Aes256::new", || {
+        Aes256::new(key(32, 3).as_slice().try_into().unwrap())
+    });
+}
+
+#[test]
+fn ghash_key_powers_and_state_wiped_on_drop() {
+    use ghash_ct::{Backend, GHash, GHashKey, GHashState, Polyval, PolyvalKey};
+    let h: [u8; 16] = key(16, 9).try_into().unwrap();
+    for b in Backend::available() {
+        assert_wiped(&format!("GHashKey on {b}"), || {
+            GHashKey::new_with_backend(&h.into(), b).unwrap()
+        });
+        assert_wiped(&format!("PolyvalKey on {b}"), || {
+            PolyvalKey::new_with_backend(&h.into(), b).unwrap()
+        });
+        assert_wiped(&format!("GHash on {b}"), || {
+            GHash::new_with_backend(&h.into(), b).unwrap()
+        });
+        assert_wiped(&format!("Polyval on {b}"), || {
+            Polyval::new_with_backend(&h.into(), b).unwrap()
+        });
+        // The 16-byte accumulator: non-zero after absorbing data, zero after drop.
+        let k = GHashKey::new_with_backend(&h.into(), b).unwrap();
+        let mut slot = MaybeUninit::<GHashState>::zeroed();
+        slot.write(GHashState::new());
+        // SAFETY: initialised just above; dropped once below.
+        k.update_padded(unsafe { slot.assume_init_mut() }, &[0x5a; 48]);
+        assert!(nonzero(&slot) >= 8, "state absorbed nothing on {b}");
+        // SAFETY: initialised, dropped once, not used afterwards.
+        unsafe { ptr::drop_in_place(slot.as_mut_ptr()) };
+        assert_eq!(nonzero(&slot), 0, "GHashState not wiped on {b}");
+    }
+}
+
+#[test]
+fn adiantum_subkeys_wiped_on_drop() {
+    use adiantum_ct::{Adiantum, AdiantumXChaCha20, Backend, HPolyC};
+    let k: [u8; 32] = key(32, 5).try_into().unwrap();
+    for b in Backend::available() {
+        assert_wiped(&format!("Adiantum on NH {b}"), || {
+            Adiantum::new_with_backend(&k.into(), b).unwrap()
+        });
+        assert_wiped(&format!("AdiantumXChaCha20 on NH {b}"), || {
+            AdiantumXChaCha20::new_with_backend(&k.into(), b).unwrap()
+        });
+    }
+    assert_wiped("HPolyC", || HPolyC::new(&k.into()));
+}
+
+/// The hybrid backend converts its vpaes key to bitsliced form per call,
+/// on the stack. After a call that converted (a 64-block batch), the dead
+/// stack below must not hold that converted key. Its bytes are found from
+/// the long-term `bsaes` key of the same AES key (the same conversion),
+/// read from a slot before that key is dropped.
+///
+/// FINDING (issue 8 report): this fails today: after one 64-block hybrid
+/// call, 15 of 16 sampled 32-byte runs of the bitsliced key are on the
+/// dead stack (the `OnceCell` holding the converted key is wiped, but
+/// copies made on the way, by the conversion or spills of key planes in
+/// the circuit, are not). Ignored until aes-ct wipes them; run with
+/// `cargo test -p ct-check --test zeroize -- --ignored`.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "finding: aes-ct hybrid leaves converted bsaes key planes on the stack"]
+fn hybrid_converted_key_not_left_on_stack() {
+    use aes_ct::{
+        Aes128, Backend,
+        cipher::{Array, BlockCipherEncrypt},
+    };
+    if !Backend::Hybrid.is_available() || !Backend::Bsaes.is_available() {
+        eprintln!("skipped: hybrid/bsaes not available");
+        return;
+    }
+    let k = key(16, 11);
+    let k: &aes_ct::cipher::Key<Aes128> = k.as_slice().try_into().unwrap();
+
+    // Distinctive 32-byte runs of the bitsliced key form.
+    clear_stack();
+    let mut slot = MaybeUninit::<Aes128>::zeroed();
+    slot.write(Aes128::new_with_backend(k, Backend::Bsaes).unwrap());
+    let p = slot.as_ptr() as *const u8;
+    // SAFETY: byte reads within the slot (see `nonzero`).
+    let bytes: Vec<u8> = (0..size_of::<Aes128>())
+        .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
+        .collect();
+    // SAFETY: initialised, dropped once, not used afterwards.
+    unsafe { ptr::drop_in_place(slot.as_mut_ptr()) };
+    let needles: Vec<&[u8]> = bytes
+        .chunks_exact(32)
+        // Bitsliced key planes hold 0x00/0xff bytes (a key bit broadcast
+        // over the blocks of a lane): take runs with many changes.
+        .filter(|c| c.windows(2).filter(|w| w[0] != w[1]).count() >= 8)
+        .take(16)
+        .collect();
+    assert!(
+        needles.len() >= 4,
+        "the bsaes key form has too few distinctive runs"
+    );
+
+    #[inline(never)]
+    fn hybrid_batch(c: &Aes128) {
+        let mut blocks = vec![Array::<u8, _>::default(); 64];
+        c.encrypt_blocks(&mut blocks);
+        core::hint::black_box(&blocks);
+    }
+
+    /// Scan 64 KiB of dead stack below the caller's frame.
+    #[inline(never)]
+    fn scan(needles: &[&[u8]]) -> usize {
+        let region = MaybeUninit::<[u8; 65536]>::uninit();
+        let p = region.as_ptr() as *const u8;
+        // SAFETY: reads within `region`; the bytes are whatever earlier
+        // calls left there (that is what this test looks at).
+        let stack: Vec<u8> = (0..65536)
+            .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
+            .collect();
+        needles
+            .iter()
+            .filter(|n| stack.windows(32).any(|w| w == **n))
+            .count()
+    }
+
+    // Control: the scanner finds a copy that was deliberately left behind.
+    #[inline(never)]
+    fn leave_copy(needle: &[u8]) {
+        let mut buf = [0u8; 4096];
+        buf[1000..1032].copy_from_slice(needle);
+        core::hint::black_box(&buf);
+    }
+    leave_copy(needles[0]);
+    assert!(
+        scan(&needles) >= 1,
+        "control: the scanner cannot see dead stack"
+    );
+
+    // Negative control: after clearing, the dead stack holds none of it.
+    #[inline(never)]
+    fn clear() {
+        let buf = [0u8; 4 * 65536];
+        core::hint::black_box(&buf);
+    }
+    clear();
+    assert_eq!(
+        scan(&needles),
+        0,
+        "control: clearing the stack did not work"
+    );
+
+    // The hybrid key (vpaes form only) is made before the stack is cleared:
+    // what the scan finds comes from the batch call, which converts.
+    let c = Aes128::new_with_backend(k, Backend::Hybrid).unwrap();
+    clear();
+    hybrid_batch(&c);
+    let found = scan(&needles);
+    assert_eq!(
+        found, 0,
+        "{found} runs of the converted bitsliced key left on the stack after a hybrid batch"
+    );
+}
