@@ -66,22 +66,19 @@ core::arch::global_asm!(
     ".arch armv7-a",
     ".fpu neon",
     ".arm",
-    ".p2align 4",
-    // Column-major (FIPS) byte 4c + r <-> row-major 4r + c (an involution).
-    ".Laes_ct_bsaes_key_transpose:",
-    ".byte 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15",
-    // aes_ct_bsaes_key_armv7(rk, out, c): the round key at `rk` (16 bytes,
-    // FIPS order) XOR the byte `c` in every position, as 8 planes of 16
-    // bytes at `out` (16-byte aligned): plane k, byte 4r + c = 0xff if bit
-    // k of byte (r, c) is set (`vtst`), else 0.
-    // Registers: r0 rk, r1 out (advances), r2 c, r3 table address;
-    // q0 plane, q1 row-major key, q2 permutation, q3 bit mask.
+    // aes_ct_bsaes_key_armv7(rk, out, c, perm): the round key at `rk`
+    // (16 bytes, FIPS order) XOR the byte `c` in every position, bytes
+    // permuted by `perm` (16 indices: the row-major transposition, skewed
+    // for fixsliced encryption), as 8 planes of 16 bytes at `out` (16-byte
+    // aligned): plane k, byte i = 0xff if bit k of permuted byte i is set
+    // (`vtst`), else 0.
+    // Registers: r0 rk, r1 out (advances), r2 c, r3 perm;
+    // q0 plane, q1 permuted key, q2 permutation, q3 bit mask.
     ".globl aes_ct_bsaes_key_armv7",
     ".hidden aes_ct_bsaes_key_armv7",
     ".type aes_ct_bsaes_key_armv7, %function",
     "aes_ct_bsaes_key_armv7:",
-    "    adr         r3, .Laes_ct_bsaes_key_transpose",
-    "    vld1.8      {{d4-d5}}, [r3 :128]",
+    "    vld1.8      {{d4-d5}}, [r3]",
     "    vld1.8      {{d0-d1}}, [r0]",
     "    vdup.8      q1, r2",
     "    veor        q0, q0, q1",
@@ -117,16 +114,36 @@ core::arch::global_asm!(
 );
 
 unsafe extern "C" {
-    fn aes_ct_bsaes_key_armv7(rk: *const u8, out: *mut u8, c: u32);
+    fn aes_ct_bsaes_key_armv7(rk: *const u8, out: *mut u8, c: u32, perm: *const u8);
     fn aes_ct_bsaes_wipe_armv7(p: *mut u8, units: usize);
 }
 
-/// One round key (XOR `c` in every byte) as 8 planes. Needs NEON.
+/// Key byte permutations: FIPS byte order to the row-major plane layout
+/// (`j = 0`), and for fixsliced encryption round `i` with `j = i mod 4`
+/// the held form `K_h(r, c) = K(r, c - j r)` (see `aarch64/bsaes.rs`).
+static KEY_PERM: [[u8; 16]; 4] = {
+    let mut t = [[0u8; 16]; 4];
+    let mut j = 0;
+    while j < 4 {
+        let mut i = 0;
+        while i < 16 {
+            let (r, c) = (i / 4, i % 4);
+            t[j][i] = (4 * ((c + 16 - j * r) % 4) + r) as u8;
+            i += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
+/// One round key (XOR `c` in every byte, skewed by `j`) as 8 planes.
 #[inline]
-fn planes(_: NeonToken, rk: &[u8; 16], fold: bool, out: *mut Planes16) {
-    // SAFETY: the token proves NEON; `rk` is 16 readable bytes; `out` is
-    // 128 writable bytes, 16-byte aligned (`Planes16`); AAPCS routine.
-    unsafe { aes_ct_bsaes_key_armv7(rk.as_ptr(), out.cast(), if fold { 0x63 } else { 0 }) }
+fn planes(_: NeonToken, rk: &[u8; 16], fold: bool, j: usize, out: *mut Planes16) {
+    let c = if fold { 0x63 } else { 0 };
+    // SAFETY: the token proves NEON; `rk` and the permutation are 16
+    // readable bytes; `out` is 128 writable bytes, 16-byte aligned
+    // (`Planes16`); AAPCS routine.
+    unsafe { aes_ct_bsaes_key_armv7(rk.as_ptr(), out.cast(), c, KEY_PERM[j % 4].as_ptr()) }
 }
 
 /// 8 planes of one round key, 16-byte aligned.
@@ -144,10 +161,15 @@ impl<const NR: usize> Planes<NR> {
         };
         let base = p.p.as_mut_ptr().cast::<Planes16>();
         for j in 0..=NR {
-            let (i, fold) = if dec { (NR - j, j < NR) } else { (j, j > 0) };
+            // Decryption: reversed, plain layout; encryption: fixsliced.
+            let (i, fold, skew) = if dec {
+                (NR - j, j < NR, 0)
+            } else {
+                (j, j > 0, j)
+            };
             // SAFETY: j <= NR < 15, so `base + j` is inside the array; the
             // routine writes all 128 bytes of that unit.
-            planes(t, &rk[i], fold, unsafe { base.add(j) });
+            planes(t, &rk[i], fold, skew, unsafe { base.add(j) });
         }
         p
     }

@@ -99,6 +99,34 @@ def mix_columns(p, q):
     out[7] = p.xor(a[6], t[7])
     return out
 
+def skew_rows(rows, j):
+    # (r, c) <- (r + rows, c + rows j): fixsliced MixColumns reads
+    return [4 * ((i // 4 + rows) % 4) + ((i % 4) + rows * j) % 4 for i in range(16)]
+
+def mix_columns_fs(p, q, j):
+    """MixColumns on the held state after j (mod 4) skipped ShiftRows
+    (fixslicing, see aarch64/bsaes.rs): rows below at (r+1, c+j) and
+    (r+2, c+2j); `vext` when that is a whole-row rotation, else `vtbl`."""
+    c1 = None if j == 0 else p.const("P1_%d" % j)
+    c2 = None if j % 2 == 0 else p.const("P2_%d" % j)
+    rot1 = (lambda x: p.ext(x, 4)) if c1 is None else (lambda x: p.tbl(x, c1))
+    rot2 = (lambda x: p.ext(x, 8)) if c2 is None else (lambda x: p.tbl(x, c2))
+    out = [None] * 8
+    a, t = [None] * 8, [None] * 8
+    for i in [7, 0, 1, 2, 3, 4, 5, 6]:
+        r = rot1(q[i])
+        a[i] = p.xor(q[i], r)
+        t[i] = p.xor(rot2(a[i]), r)
+    out[0] = p.xor(a[7], t[0])
+    out[1] = p.xor(p.xor(a[0], a[7]), t[1])
+    out[2] = p.xor(a[1], t[2])
+    out[3] = p.xor(p.xor(a[2], a[7]), t[3])
+    out[4] = p.xor(p.xor(a[3], a[7]), t[4])
+    out[5] = p.xor(a[4], t[5])
+    out[6] = p.xor(a[5], t[6])
+    out[7] = p.xor(a[6], t[7])
+    return out
+
 def xtime(p, v):
     return [v[7], p.xor(v[0], v[7]), v[1], p.xor(v[2], v[7]), p.xor(v[3], v[7]), v[4], v[5], v[6]]
 
@@ -131,8 +159,10 @@ class Alloc:
     SLOTS = ["r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r1", "r2", "ip"]
     NSLOTS = 24  # slots 11.. are addressed as r4 + 16 * slot (two vstr/vldr)
 
-    def __init__(self, prog, inputs, outputs):
+    def __init__(self, prog, inputs, outputs, in_regs=None, place=True):
         self.prog, self.inputs, self.outputs = prog, inputs, outputs
+        self.in_regs = in_regs if in_regs is not None else list(range(8))
+        self.do_place = place
         self.lines = []
         self.reg = {}      # value -> q index
         self.owner = {}    # q index -> value
@@ -243,7 +273,8 @@ class Alloc:
     def run(self):
         self.nu = self.uses()
         for j, v in enumerate(self.inputs):
-            self.reg[v], self.owner[j] = j, v
+            r = self.in_regs[j]
+            self.reg[v], self.owner[r] = r, v
         for i, (k, d, s, kw) in enumerate(self.prog.ops):
             if k == "const":
                 self.consts[d] = kw["name"]
@@ -281,9 +312,15 @@ class Alloc:
             self.release_dead(i + 1)
         # bring outputs to q0..q7
         n = len(self.prog.ops)
-        for j, v in enumerate(self.outputs):
-            self.ensure(v, n + j, avoid=tuple(range(j)))
-        self.place()
+        if self.do_place:
+            for j, v in enumerate(self.outputs):
+                self.ensure(v, n + j, avoid=tuple(range(j)))
+            self.place()
+        else:
+            got = []
+            for j, v in enumerate(self.outputs):
+                got.append(self.ensure(v, n + j, avoid=tuple(got)))
+        self.out_regs = [self.reg[v] for v in self.outputs]
         return self.lines
 
     def place(self):
@@ -303,7 +340,10 @@ class Alloc:
             self.reg[v], self.owner[j] = j, v
 
 # Per routine: its ShiftRows permutation at offset 0, TRANSPOSE at 16.
-CONST_OFF = {"SR": 0, "ISR": 0, "TRANSPOSE": 16}
+CONST_OFF = {"SR": 0, "ISR": 0, "TRANSPOSE": 16,
+             "P1_1": 32, "P1_2": 48, "P1_3": 64, "P2_1": 80, "P2_3": 96, "FIX2": 112}
+FS_TABLE = (perm_rows(1) + TRANSPOSE + skew_rows(1, 1) + skew_rows(1, 2) + skew_rows(1, 3)
+            + skew_rows(2, 1) + skew_rows(2, 3) + perm_rows(2))
 
 def schedule(p, outs, rng=None):
     """Greedy list scheduling that keeps few values live: among the ready
@@ -353,7 +393,7 @@ def schedule(p, outs, rng=None):
 
 SEARCH = 300  # randomised schedules tried per segment (deterministic seed)
 
-def segment(build):
+def segment(build, in_regs=None, place=True):
     """Allocate one segment; among SEARCH randomised greedy schedules
     (fixed seed, so the output is reproducible) keep the shortest code."""
     import random
@@ -363,7 +403,7 @@ def segment(build):
         ins = [p.new("in") for _ in range(8)]
         outs = build(p, ins)
         schedule(p, outs, random.Random(trial) if trial else None)
-        a = Alloc(p, ins, outs)
+        a = Alloc(p, ins, outs, in_regs, place)
         lines = a.run()
         cost = len(lines)
         if best is None or cost < best[0]:
@@ -460,8 +500,86 @@ def routine(name, first, middle, last, table):
             "    pop {{r4-r11, pc}}"]
     return out, stats
 
+def enc_fs_round(j):
+    def build(p, q):
+        return ark(p, mix_columns_fs(p, sbox(p, q), j))
+    return build
+
+def enc_fs_last(nr):
+    def build(p, q):
+        q = ark(p, sbox(p, q))
+        if nr % 4:
+            q = permute(p, q, "FIX2")
+        return from_planes(p, q)
+    return build
+
+def routine_enc_fs(name):
+    """Encryption, fixsliced and unrolled: no ShiftRows, no register moves
+    between rounds; exits after 9, 11 or 13 middle rounds (rounds 10, 12,
+    14, a public parameter)."""
+    stats = []
+    out = []
+    consts = ".L%s_consts" % name
+    out += ["    .p2align 4", consts + ":"]
+    for i in range(0, len(FS_TABLE), 16):
+        out.append("    .byte " + ", ".join(str(x) for x in FS_TABLE[i:i + 16]))
+    out += [name + ":",
+            "    push {{r4-r11, lr}}",
+            "    vpush {{d8-d15}}",
+            "    mov r11, sp",
+            "    sub sp, sp, #%d" % (FRAME + 32),
+            "    bic sp, sp, #15",
+            "    mov r4, sp",
+            "    str r11, [r4, #%d]" % FRAME,
+            "    str r2, [r4, #%d]" % (FRAME + 4),
+            "    adr lr, " + consts,
+            "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
+            "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
+    out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+    lines, a = segment(to_planes, None, False)
+    stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.max_slots))
+    out += lines
+    regs = a.out_regs
+    exits = []
+    for i in range(1, 14):
+        lines, a = segment(enc_fs_round(i % 4), regs, False)
+        stats.append(("round %d" % i, len(lines), a.spills, a.reloads, a.max_slots))
+        out += lines
+        regs = a.out_regs
+        if i in (9, 11):
+            out += ["    cmp r3, #%d" % (i + 1), "    beq 3%df" % (i + 1)]
+            exits.append((i + 1, regs))
+    exits.append((14, regs))
+    tails = []
+    for nr, rg in sorted(exits, key=lambda e: -e[0]):
+        lines, a = segment(enc_fs_last(nr), rg, True)
+        stats.append(("last+store %d" % nr, len(lines), a.spills, a.reloads, a.max_slots))
+        tails += ["3%d:" % nr] + lines + ["    b 4f"]
+    out += tails
+    out += ["4:",
+            "    ldr r2, [r4, #%d]" % (FRAME + 4),
+            "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
+            "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]",
+            "    vmov.i8 q8, #0",
+            "    vmov.i8 q9, #0",
+            "    mov r1, r4",
+            "    mov r3, #%d" % (FRAME // 32),
+            "2:",
+            "    vst1.64 {{d16-d19}}, [r1 :128]!",
+            "    subs r3, r3, #1",
+            "    bne 2b",
+            "    ldr r11, [r4, #%d]" % FRAME,
+            "    mov sp, r11",
+            "    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
+            "    vmov.i8 q12, #0", "    vmov.i8 q13, #0", "    vmov.i8 q14, #0",
+            "    vmov.i8 q15, #0", "    vmov.i8 q0, #0", "    vmov.i8 q1, #0",
+            "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
+            "    vpop {{d8-d15}}",
+            "    pop {{r4-r11, pc}}"]
+    return out, stats
+
 def main():
-    enc, es = routine("aes_ct_bsaes_enc8_armv7", to_planes, enc_round, enc_last, SR)
+    enc, es = routine_enc_fs("aes_ct_bsaes_enc8_armv7")
     dec, ds = routine("aes_ct_bsaes_dec8_armv7", to_planes, dec_round, dec_last, ISR)
     def plan(stats):
         return "\n".join("//!   %-10s %4d instructions, %3d spills, %3d reloads, %2d slots" % s for s in stats)
@@ -483,21 +601,28 @@ TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes ke
 //! blocks (128 bytes at `in`, written to `out`; may be equal) with the
 //! round keys in plane form (`rounds + 1` round keys of 8 planes of 16
 //! bytes, 16-byte aligned; round keys 1..=rounds carry the S-box constant
-//! 0x63, see `bsaes.rs`). Decryption walks the keys backwards: its caller
-//! passes them in reverse round order.
+//! 0x63, see `bsaes.rs`). Encryption is fixsliced (no ShiftRows; round key
+//! i is stored in the skewed form of round i mod 4, see
+//! `aarch64/bsaes.rs`) and fully unrolled (exits after round 10, 12 or
+//! 14). Decryption is a loop over rounds and walks the keys backwards: its
+//! caller passes them in reverse round order.
 //!
 //! Register plan (AAPCS; q4-q7 = d8-d15 and r4-r11 saved/restored):
 //!   r0  round-key pointer (post-incremented, 128 bytes per round)
 //!   r1  input pointer       r2  output pointer
-//!   r3  rounds left (public: 10, 12 or 14)
+//!   r3  rounds (public: 10, 12 or 14): encryption compares it at the
+//!       exits, decryption counts it down
 //!   r4  16-byte aligned frame: 24 spill slots of 16 bytes, then the old
 //!       sp and the output pointer
 //!   r5-r11, r1, r2, ip  pointers to spill slots 1-10 (one-instruction
 //!       spills; slots 11-23 take two `vstr`/`vldr`)
 //!   lr  address of this routine's constants (ShiftRows or InvShiftRows
 //!       permutation, then the byte transposition), just before it
-//!   q0-q7   the 8 bit planes at every round boundary (plane k in qk)
-//!   q0-q15  inside a round: assigned by the generator's linear scan
+//!   q0-q7   the 8 bit planes after loading and before storing (plane k
+//!           in qk), and at every round boundary of the decryption loop
+//!   q0-q15  otherwise assigned by the generator's linear scan (the
+//!           unrolled encryption passes each round's register assignment
+//!           on to the next round, so no moves between rounds)
 //! Per segment (instructions, spills, reloads, spill slots used):
 //! encryption:
 {enc_plan}
