@@ -11,7 +11,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ghash_ct::{
     Backend, GHash, GHashState,
-    universal_hash::{KeyInit, UniversalHash},
+    universal_hash::UniversalHash,
 };
 use std::{hint::black_box, time::Duration};
 

@@ -13,7 +13,6 @@
 //! per run: 2 x 4 masks and one reversal.
 
 use super::Form;
-use zeroize::Zeroize;
 
 /// Bits 0, 4, 8, ... of a 64-bit word.
 const M: u64 = 0x1111_1111_1111_1111;
@@ -26,28 +25,22 @@ fn classes(y: u64) -> [u64; 4] {
     [y & M, y & M << 1, y & M << 2, y & M << 3]
 }
 
-/// Class K of the truncated product sums over a run (unmasked); `R`
-/// selects the key's plain (0) or bit-reversed (1) classes.
+/// Low 64 bits of the carry-less sum over a run of `x_i * y_i`, with the
+/// key's plain (`R` = 0) or bit-reversed (`R` = 1) classes. Block by
+/// block, four class sums in registers, masked once at the end.
 #[inline(always)]
-fn class<const K: usize, const R: usize>(xc: &[[u64; 4]], ys: &[[[u64; 4]; 2]]) -> u64 {
-    let mut z = 0u64;
-    for (c, y) in xc.iter().zip(ys) {
+fn low<const R: usize>(xs: impl Iterator<Item = u64>, ys: &[[[u64; 4]; 2]]) -> u64 {
+    let (mut z0, mut z1, mut z2, mut z3) = (0u64, 0u64, 0u64, 0u64);
+    for (x, y) in xs.zip(ys) {
         let y = &y[R];
-        z ^= c[0].wrapping_mul(y[K])
-            ^ c[1].wrapping_mul(y[(K + 3) % 4])
-            ^ c[2].wrapping_mul(y[(K + 2) % 4])
-            ^ c[3].wrapping_mul(y[(K + 1) % 4]);
+        let (c0, c1, c2, c3) = (x & M, x & M << 1, x & M << 2, x & M << 3);
+        let m = |a: u64, b: u64| a.wrapping_mul(b);
+        z0 ^= m(c0, y[0]) ^ m(c1, y[3]) ^ m(c2, y[2]) ^ m(c3, y[1]);
+        z1 ^= m(c0, y[1]) ^ m(c1, y[0]) ^ m(c2, y[3]) ^ m(c3, y[2]);
+        z2 ^= m(c0, y[2]) ^ m(c1, y[1]) ^ m(c2, y[0]) ^ m(c3, y[3]);
+        z3 ^= m(c0, y[3]) ^ m(c1, y[2]) ^ m(c2, y[1]) ^ m(c3, y[0]);
     }
-    z
-}
-
-/// Low 64 bits of the carry-less sum of `xs[i] * y[i]` (classes given).
-#[inline(always)]
-fn low<const R: usize>(xc: &[[u64; 4]], ys: &[[[u64; 4]; 2]]) -> u64 {
-    class::<0, R>(xc, ys) & M
-        | class::<1, R>(xc, ys) & M << 1
-        | class::<2, R>(xc, ys) & M << 2
-        | class::<3, R>(xc, ys) & M << 3
+    z0 & M | z1 & M << 1 | z2 & M << 2 | z3 & M << 3
 }
 
 impl Form for Mul64 {
@@ -73,17 +66,8 @@ impl Form for Mul64 {
 
     #[inline(always)]
     fn part(xs: &[u64], ys: &[[[u64; 4]; 2]]) -> u128 {
-        let mut xc = [[0u64; 4]; super::WAYS];
-        let mut xr = [[0u64; 4]; super::WAYS];
-        let n = xs.len();
-        for i in 0..n {
-            xc[i] = classes(xs[i]);
-            xr[i] = classes(xs[i].reverse_bits());
-        }
-        let lo = low::<0>(&xc[..n], ys);
-        let hi = low::<1>(&xr[..n], ys).reverse_bits() >> 1;
-        xc.zeroize();
-        xr.zeroize();
+        let lo = low::<0>(xs.iter().copied(), ys);
+        let hi = low::<1>(xs.iter().map(|x| x.reverse_bits()), ys).reverse_bits() >> 1;
         lo as u128 | (hi as u128) << 64
     }
 }
