@@ -20,6 +20,7 @@ use aead::inout::InOutBuf;
 use core::fmt;
 
 /// What a fused path module provides.
+#[allow(dead_code, reason = "targets without a fused path")]
 pub(crate) trait Engine {
     /// The path's key form: round keys and H powers (wiped on drop).
     type Key: Clone;

@@ -81,7 +81,7 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         } = self;
 
         // Tag mask: one single block (the cheap path of every backend).
-        let mut mask = j0.clone();
+        let mut mask = *j0;
         backend.encrypt_block_inplace(&mut mask);
 
         let mut st = GHashState::new();

@@ -9,6 +9,7 @@ use serde_json::Value;
 const SPEC: &str = include_str!("data/gcm_spec_mcgrew_viega.json");
 const WYCHEPROOF: &str = include_str!("data/aes_gcm_test.json");
 
+#[allow(clippy::too_many_arguments)]
 /// Check one valid vector on `path`: seal (out of place and in place) and
 /// open (both ways).
 fn check_valid(

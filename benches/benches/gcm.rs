@@ -16,7 +16,6 @@
 //!
 //! Filter with criterion's usual argument, e.g. `-- 'gcm/aes128/seal/1350'`.
 
-use aes_gcm::aead::{AeadInOut as _, KeyInit as _};
 use aes_gcm_ct::{AesGcm, Backend, aead::AeadInOut, aead::KeyInit};
 use cipher::consts::U12;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
