@@ -31,16 +31,16 @@ pub(crate) trait Engine {
     /// The four NH sums of `msg`: whole 16-byte units only (a trailing
     /// partial unit is ignored), at most 1024 bytes are used.
     fn units(token: Self::Token, key: &NhKey, msg: &[u8]) -> [u64; 4];
-    /// Does [`Engine::chacha_blocks`] do the work (else: `chacha20` crate)?
+    /// Does [`Engine::chacha_xor`] do the work (else: `chacha20` crate)?
     const OWN_CHACHA: bool = false;
-    /// The backend's own ChaCha, if it has one (armv7 NEON: the `chacha20`
-    /// crate has no NEON code for 32-bit ARM). XORs the keystream of the
-    /// 16-word ChaCha `state` (word 12 = block counter, advanced by the
-    /// number of blocks) with `double_rounds` double rounds over whole
-    /// 64-byte blocks of `buf` (a trailing partial block is left alone).
-    /// Returns `false`, touching nothing, if the backend has no ChaCha;
-    /// callers then use the `chacha20` crate.
-    fn chacha_blocks(
+    /// The backend's own ChaCha, if it has one (armv7 NEON, x86 AVX2; see
+    /// those modules for the measurements that justify it). XORs the
+    /// keystream of the 16-word ChaCha `state` (word 12 = block counter,
+    /// advanced by the number of blocks used, `ceil(len / 64)`) with
+    /// `double_rounds` double rounds over all of `buf`. Returns `false`,
+    /// touching nothing, if the backend has no ChaCha; callers then use the
+    /// `chacha20` crate.
+    fn chacha_xor(
         _token: Self::Token,
         _state: &mut [u32; 16],
         _double_rounds: usize,
@@ -135,14 +135,14 @@ macro_rules! backends {
             }
 
             #[inline]
-            pub(crate) fn chacha_blocks(
+            pub(crate) fn chacha_xor(
                 self,
                 state: &mut [u32; 16],
                 double_rounds: usize,
                 buf: InOutBuf<'_, '_, u8>,
             ) -> bool {
                 match self {
-                    $( $(#[$cfg])* Nh::$variant(t) => <$engine as Engine>::chacha_blocks(t, state, double_rounds, buf), )*
+                    $( $(#[$cfg])* Nh::$variant(t) => <$engine as Engine>::chacha_xor(t, state, double_rounds, buf), )*
                 }
             }
         }

@@ -26,10 +26,14 @@ pub(crate) const KEY_WORDS: usize = 268;
 /// Bytes in the NH key.
 pub(crate) const KEY_BYTES: usize = KEY_WORDS * 4;
 
-/// The NH key: 268 little-endian 32-bit words. Wiped on drop.
+/// The NH key: 268 little-endian 32-bit words, and the same words with
+/// the middle two of every group of four swapped (`k0 k2 k1 k3`), the form
+/// the x86 backends use so that one 64-bit shift replaces two shuffles.
+/// Wiped on drop.
 #[derive(Clone)]
 pub(crate) struct NhKey {
     pub(crate) words: [u32; KEY_WORDS],
+    pub(crate) swapped: [u32; KEY_WORDS],
 }
 
 impl NhKey {
@@ -38,13 +42,18 @@ impl NhKey {
         for (w, b) in words.iter_mut().zip(bytes.chunks_exact(4)) {
             *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
-        NhKey { words }
+        let mut swapped = words;
+        for g in swapped.chunks_exact_mut(4) {
+            g.swap(1, 2);
+        }
+        NhKey { words, swapped }
     }
 }
 
 impl Drop for NhKey {
     fn drop(&mut self) {
         self.words.zeroize();
+        self.swapped.zeroize();
     }
 }
 

@@ -107,8 +107,7 @@ pub(crate) fn xor<S: StreamVariant>(
 /// XChaCha over the backend's ChaCha blocks: HChaCha (from `chacha20`,
 /// once per message) gives the subkey, then the original-layout state
 /// `constants || subkey || counter 0 || 0 || nonce[16..24]` (equal to the
-/// IETF layout below 2^32 blocks). A partial last block XORs a keystream
-/// block made into a wiped stack buffer.
+/// IETF layout below 2^32 blocks).
 fn own_chacha<S: StreamVariant>(
     key: &[u8; 32],
     nonce: &[u8; 24],
@@ -130,15 +129,7 @@ fn own_chacha<S: StreamVariant>(
     state[12] = counter;
     state[14] = u32::from_le_bytes([nonce[16], nonce[17], nonce[18], nonce[19]]);
     state[15] = u32::from_le_bytes([nonce[20], nonce[21], nonce[22], nonce[23]]);
-    let whole = buf.len() - buf.len() % 64;
-    let (head, mut tail) = buf.split_at(whole);
-    let done = nh.chacha_blocks(&mut state, S::DOUBLE_ROUNDS, head);
-    if !tail.is_empty() {
-        let mut ks = [0u8; 64];
-        nh.chacha_blocks(&mut state, S::DOUBLE_ROUNDS, InOutBuf::from(&mut ks[..]));
-        tail.xor_in2out(&ks[..tail.len()]);
-        ks.zeroize();
-    }
+    let done = nh.chacha_xor(&mut state, S::DOUBLE_ROUNDS, buf);
     state.zeroize();
     subkey.zeroize();
     if done { Ok(()) } else { Err(StreamCipherError) }

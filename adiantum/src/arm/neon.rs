@@ -56,6 +56,7 @@ use crate::backend::Engine;
 use crate::nh::NhKey;
 use cipher::InOutBuf;
 use core::sync::atomic::{AtomicU8, Ordering};
+use zeroize::Zeroize;
 
 /// `HWCAP_NEON` in `AT_HWCAP` on 32-bit ARM Linux.
 const HWCAP_NEON: libc::c_ulong = 1 << 12;
@@ -307,27 +308,47 @@ impl Engine for NeonAsm {
         ]
     }
 
-    fn chacha_blocks(
-        _: Token,
+    fn chacha_xor(
+        t: Token,
         state: &mut [u32; 16],
         double_rounds: usize,
         buf: InOutBuf<'_, '_, u8>,
     ) -> bool {
-        let blocks = buf.len() / 64;
-        // Anything else would not be ChaCha8/12/20; refuse rather than loop
-        // zero times (the routine needs at least one double round).
+        // Anything else would not be ChaCha8/12/20 (and the routine needs
+        // at least one double round).
         if !matches!(double_rounds, 4 | 6 | 10) {
             return false;
         }
-        let (input, output) = buf.into_raw();
-        // SAFETY: the token proves NEON; `input` and `output` come from one
-        // `InOutBuf` of at least 64 * blocks bytes (equal or non-overlapping
-        // buffers, each block read before it is written); `state` is 16
-        // words; the routine follows the AAPCS (r4, r5 saved; only q0-q3,
-        // q8-q15 used) and touches no other memory.
-        unsafe {
-            adiantum_ct_chacha_neon_armv7(state.as_mut_ptr(), input, output, blocks, double_rounds)
-        };
+        let whole = buf.len() - buf.len() % 64;
+        let (head, mut tail) = buf.split_at(whole);
+        chacha_whole_blocks(t, state, double_rounds, head);
+        if !tail.is_empty() {
+            let mut ks = [0u8; 64];
+            chacha_whole_blocks(t, state, double_rounds, InOutBuf::from(&mut ks[..]));
+            tail.xor_in2out(&ks[..tail.len()]);
+            ks.zeroize();
+        }
         true
     }
+}
+
+/// Whole 64-byte blocks of `buf` (a partial tail is left alone) through the
+/// assembly routine; `double_rounds` is 4, 6 or 10.
+fn chacha_whole_blocks(
+    _: Token,
+    state: &mut [u32; 16],
+    double_rounds: usize,
+    buf: InOutBuf<'_, '_, u8>,
+) {
+    let blocks = buf.len() / 64;
+    let (input, output) = buf.into_raw();
+    // SAFETY: the token proves NEON; `input` and `output` come from one
+    // `InOutBuf` of at least 64 * blocks bytes (equal or non-overlapping
+    // buffers, each block read before it is written); `state` is 16 words;
+    // `double_rounds` >= 1 (the caller checked 4, 6 or 10); the routine
+    // follows the AAPCS (r4, r5 saved; only q0-q3, q8-q15 used) and touches
+    // no other memory.
+    unsafe {
+        adiantum_ct_chacha_neon_armv7(state.as_mut_ptr(), input, output, blocks, double_rounds)
+    };
 }
