@@ -35,6 +35,7 @@ cpufeatures::new!(cpu_aesni, "aes", "sse2");
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AesNi(());
 
+#[cfg(feature = "vaes")]
 impl AesNi {
     /// The VAES token implies AES-NI (its CPU check includes `aes`).
     pub(super) fn from_vaes(_: super::vaes::Vaes) -> AesNi {
@@ -103,6 +104,7 @@ impl<const NR: usize> Rk<NR> {
     }
 
     /// Round key `i`.
+    #[cfg(feature = "vaes")]
     #[inline(always)]
     pub(super) fn get(&self, i: usize) -> __m128i {
         self.0[i]

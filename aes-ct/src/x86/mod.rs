@@ -16,3 +16,7 @@ pub(crate) mod vpaes;
 /// 2: AVX2, 4: AVX-512) for keys made afterwards.
 #[cfg(any(feature = "bsaes", feature = "hybrid"))]
 pub use bsaes::limit_width as bsaes_limit_width;
+
+/// Without bsaes compiled in, the hook does nothing.
+#[cfg(not(any(feature = "bsaes", feature = "hybrid")))]
+pub fn bsaes_limit_width(_lanes: u8) {}

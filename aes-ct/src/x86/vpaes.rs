@@ -317,9 +317,10 @@ pub(super) struct Tables {
     dbo: [[u8; 16]; 2],
     /// Input maps (standard -> state basis) for encryption and decryption,
     /// and standard <- encryption state basis (key conversion).
-    pub(super) ipt: [[u8; 16]; 2],
-    pub(super) dipt: [[u8; 16]; 2],
-    pub(super) opt: [[u8; 16]; 2],
+    ipt: [[u8; 16]; 2],
+    dipt: [[u8; 16]; 2],
+    #[cfg_attr(not(feature = "hybrid"), allow(dead_code))]
+    opt: [[u8; 16]; 2],
     /// ShiftRows and InvShiftRows.
     sr: [u8; 16],
     isr: [u8; 16],
@@ -547,11 +548,13 @@ fn expand_keys<const NR: usize>(ks: &Schedule<NR>) -> Key<NR> {
 
 /// The standard encryption round keys, recovered from the vpaes form
 /// (constant time; for the bsaes key conversion).
+#[cfg_attr(not(feature = "hybrid"), allow(dead_code))]
 pub(super) fn standard_enc<const NR: usize>(k: &Key<NR>, out: &mut [[u8; 16]; 15]) {
     // SAFETY: a vpaes `Key` exists only after the SSSE3 check (token).
     unsafe { standard_enc_ssse3(k, out) }
 }
 
+#[cfg_attr(not(feature = "hybrid"), allow(dead_code))]
 #[target_feature(enable = "ssse3")]
 fn standard_enc_ssse3<const NR: usize>(k: &Key<NR>, out: &mut [[u8; 16]; 15]) {
     let t = &TABLES;
