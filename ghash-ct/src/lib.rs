@@ -334,6 +334,14 @@ macro_rules! family {
             fn finalize(self) -> Tag {
                 Tag::from(field::store::<$ghash>(self.state.acc))
             }
+
+            /// Without the default's clone (which would copy the key powers).
+            #[inline]
+            fn finalize_reset(&mut self) -> Tag {
+                let tag = Tag::from(field::store::<$ghash>(self.state.acc));
+                self.state.reset();
+                tag
+            }
         }
 
         impl Reset for $t {
