@@ -184,6 +184,18 @@ fn steps() -> Vec<Step> {
         cargo_step(&["test", "--workspace", "--no-fail-fast"]),
     ));
     s.push(step(
+        "tests, host, aes-ct portable only (--no-default-features)",
+        Some("host"),
+        vec![],
+        cargo_step(&[
+            "test",
+            "-p",
+            "aes-ct",
+            "--no-default-features",
+            "--no-fail-fast",
+        ]),
+    ));
+    s.push(step(
         "tests, host, all features",
         Some("host"),
         vec![],
