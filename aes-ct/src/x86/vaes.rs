@@ -9,8 +9,9 @@
 //! else the AVX2 one. Single blocks and tails use 128-bit AES-NI.
 //!
 //! Key form: the AES-NI key form (standard schedule bytes, encryption and
-//! equivalent-inverse-cipher decryption keys), loaded once per call and
-//! broadcast to wide registers on the call's first parallel batch; the stack copy is overwritten when the call returns.
+//! equivalent-inverse-cipher decryption keys), loaded once per call into
+//! `xmm` registers and broadcast to wide registers inside each batch; the
+//! `xmm` stack copy is overwritten when the call returns.
 //!
 //! Constant time: the AES instructions are data-independent; no tables.
 //! Cost: 1 instruction per round per 2 or 4 blocks.
@@ -27,7 +28,6 @@ use cipher::{
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use core::cell::OnceCell;
 
 cpufeatures::new!(cpu_vaes256, "aes", "vaes", "avx2");
 cpufeatures::new!(cpu_vaes512, "aes", "vaes", "avx512f");
@@ -89,61 +89,15 @@ impl Engine for Vaes {
     }
 }
 
-/// Round keys for the AVX-512 path: in `xmm`, and broadcast to `zmm` on
-/// the first parallel batch of the call (short messages never pay for it).
+/// Round keys for the AVX-512 path, in `xmm` form; each 64-block batch
+/// broadcasts them into `zmm` registers itself (no wide copy in memory).
 struct Rk512<const NR: usize> {
-    w: OnceCell<[__m512i; 15]>,
     n: aesni::Rk<NR>,
 }
 
-/// Round keys for the AVX2 path (broadcast to `ymm` lazily, likewise).
+/// Round keys for the AVX2 path (broadcast per batch likewise).
 struct Rk256<const NR: usize> {
-    w: OnceCell<[__m256i; 15]>,
     n: aesni::Rk<NR>,
-}
-
-#[target_feature(enable = "aes,vaes,avx512f")]
-fn rk512<const NR: usize>(t: aesni::AesNi, k: &[[u8; 16]; 15]) -> Rk512<NR> {
-    Rk512 {
-        w: OnceCell::new(),
-        n: aesni::Rk::<NR>::load(t, k),
-    }
-}
-
-#[target_feature(enable = "aes,vaes,avx2")]
-fn rk256<const NR: usize>(t: aesni::AesNi, k: &[[u8; 16]; 15]) -> Rk256<NR> {
-    Rk256 {
-        w: OnceCell::new(),
-        n: aesni::Rk::<NR>::load(t, k),
-    }
-}
-
-#[target_feature(enable = "avx512f")]
-fn bcast512<const NR: usize>(n: &aesni::Rk<NR>) -> [__m512i; 15] {
-    core::array::from_fn(|i| _mm512_broadcast_i32x4(n.get(i)))
-}
-
-#[target_feature(enable = "avx2")]
-fn bcast256<const NR: usize>(n: &aesni::Rk<NR>) -> [__m256i; 15] {
-    core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.get(i)))
-}
-
-#[target_feature(enable = "aes,vaes,avx512f")]
-fn wipe512<const NR: usize>(rk: &mut Rk512<NR>) {
-    for r in rk.w.get_mut().into_iter().flatten() {
-        // SAFETY: valid exclusive reference.
-        unsafe { core::ptr::write_volatile(r, _mm512_setzero_si512()) };
-    }
-    rk.n.wipe();
-}
-
-#[target_feature(enable = "aes,vaes,avx2")]
-fn wipe256<const NR: usize>(rk: &mut Rk256<NR>) {
-    for r in rk.w.get_mut().into_iter().flatten() {
-        // SAFETY: valid exclusive reference.
-        unsafe { core::ptr::write_volatile(r, _mm256_setzero_si256()) };
-    }
-    rk.n.wipe();
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
@@ -152,9 +106,11 @@ fn enc512<const NR: usize>(
     k: &[[u8; 16]; 15],
     f: impl BlockCipherEncClosure<BlockSize = U16>,
 ) {
-    let mut rk = rk512::<NR>(t, k);
+    let mut rk = Rk512::<NR> {
+        n: aesni::Rk::load(t, k),
+    };
     f.call(&rk);
-    wipe512(&mut rk);
+    rk.n.wipe();
 }
 
 #[target_feature(enable = "aes,vaes,avx512f")]
@@ -163,9 +119,11 @@ fn dec512<const NR: usize>(
     k: &[[u8; 16]; 15],
     f: impl BlockCipherDecClosure<BlockSize = U16>,
 ) {
-    let mut rk = rk512::<NR>(t, k);
+    let mut rk = Rk512::<NR> {
+        n: aesni::Rk::load(t, k),
+    };
     f.call(&rk);
-    wipe512(&mut rk);
+    rk.n.wipe();
 }
 
 #[target_feature(enable = "aes,vaes,avx2")]
@@ -174,9 +132,11 @@ fn enc256<const NR: usize>(
     k: &[[u8; 16]; 15],
     f: impl BlockCipherEncClosure<BlockSize = U16>,
 ) {
-    let mut rk = rk256::<NR>(t, k);
+    let mut rk = Rk256::<NR> {
+        n: aesni::Rk::load(t, k),
+    };
     f.call(&rk);
-    wipe256(&mut rk);
+    rk.n.wipe();
 }
 
 #[target_feature(enable = "aes,vaes,avx2")]
@@ -185,9 +145,11 @@ fn dec256<const NR: usize>(
     k: &[[u8; 16]; 15],
     f: impl BlockCipherDecClosure<BlockSize = U16>,
 ) {
-    let mut rk = rk256::<NR>(t, k);
+    let mut rk = Rk256::<NR> {
+        n: aesni::Rk::load(t, k),
+    };
     f.call(&rk);
-    wipe256(&mut rk);
+    rk.n.wipe();
 }
 
 /// 64 blocks, 4 per `zmm` in 16 registers, interleaved; all loads before
@@ -195,9 +157,10 @@ fn dec256<const NR: usize>(
 #[target_feature(enable = "aes,vaes,avx512f")]
 #[inline]
 fn par512<const NR: usize, const DEC: bool>(
-    rk: &[__m512i; 15],
+    n: &aesni::Rk<NR>,
     mut blocks: InOut<'_, '_, ParBlocks<Rk512<NR>>>,
 ) {
+    let rk: [__m512i; 15] = core::array::from_fn(|i| _mm512_broadcast_i32x4(n.get(i)));
     let inp = blocks.get_in().as_ptr().cast::<__m512i>();
     // SAFETY: 64 blocks = 16 x 64 readable bytes; unaligned loads.
     let mut b: [__m512i; 16] = core::array::from_fn(|i| unsafe { _mm512_loadu_si512(inp.add(i)) });
@@ -231,10 +194,11 @@ fn par512<const NR: usize, const DEC: bool>(
 #[target_feature(enable = "aes,vaes,avx2")]
 #[inline]
 fn par256x16<const NR: usize, const DEC: bool>(
-    rk: &[__m256i; 15],
+    n: &aesni::Rk<NR>,
     mut blocks: InOutBuf<'_, '_, crate::Block>,
 ) {
     debug_assert_eq!(blocks.len(), 16);
+    let rk: [__m256i; 15] = core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.get(i)));
     let inp = blocks.get_in().as_ptr().cast::<__m256i>();
     // SAFETY: 16 blocks = 8 x 32 readable bytes; unaligned loads.
     let mut b: [__m256i; 8] = core::array::from_fn(|i| unsafe { _mm256_loadu_si256(inp.add(i)) });
@@ -290,9 +254,7 @@ macro_rules! impl_dir {
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
                 // SAFETY: an `Rk512` only exists inside `enc512`/`dec512`,
                 // which run after the CPU check for AES-NI, VAES, AVX-512F.
-                let w = self.w.get_or_init(|| unsafe { bcast512(&self.n) });
-                // SAFETY: as above.
-                unsafe { par512::<NR, $dec>(w, blocks) };
+                unsafe { par512::<NR, $dec>(&self.n, blocks) };
             }
             #[inline(always)]
             fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
@@ -309,13 +271,11 @@ macro_rules! impl_dir {
             }
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                // SAFETY: an `Rk256` only exists inside `enc256`/`dec256`,
-                // which run after the CPU check for AES-NI, VAES, AVX2.
-                let w = self.w.get_or_init(|| unsafe { bcast256(&self.n) });
                 let (chunks, _) = blocks.into_buf().into_chunks::<U16>();
                 for c in chunks {
-                    // SAFETY: as above.
-                    unsafe { par256x16::<NR, $dec>(w, c.into_buf()) };
+                    // SAFETY: an `Rk256` only exists inside `enc256`/`dec256`,
+                    // which run after the CPU check for AES-NI, VAES, AVX2.
+                    unsafe { par256x16::<NR, $dec>(&self.n, c.into_buf()) };
                 }
             }
             #[inline(always)]
