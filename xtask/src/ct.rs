@@ -11,7 +11,9 @@
 //! the covered and uncovered backends (with the reason, e.g. AVX-512 that
 //! valgrind 3.19 cannot execute). Before that it proves the check works:
 //! the harness's leaky toys (secret-indexed lookup, secret branch) must be
-//! reported, its constant-time toy must not.
+//! reported, its constant-time toy must not. `ct-check/valgrind.supp`
+//! holds the declassifications (today one: aes-gcm-ct's open branches on
+//! the tag-check result it returns), each matching only its own function.
 //!
 //! `--timing`: the dudect-style statistical test (`ct-timing` binary):
 //! fixed-vs-random input classes, Welch's t, for the software backends on
