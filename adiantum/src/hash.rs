@@ -98,22 +98,15 @@ impl HashVariant for NhPoly1305 {
     }
 }
 
-/// `Poly_{K_L}(NH_{K_N}(pad_128(L)))`, Linux's `nhpoly1305` (NH outputs
-/// batched 8 chunks at a time into Poly1305).
+/// `Poly_{K_L}(NH_{K_N}(pad_128(L)))`, Linux's `nhpoly1305`: each chunk's
+/// 32-byte NH output goes straight into Poly1305 (two blocks).
 pub(crate) fn nh_poly1305(kl: &PolyKey, nh: Nh, nh_key: &NhKey, msg: &[u8]) -> u128 {
     let mut st = kl.start();
-    let mut buf = [0u8; 8 * 32];
-    let mut used = 0;
     for chunk in msg.chunks(nh::CHUNK) {
-        buf[used..used + 32].copy_from_slice(&nh::nh_chunk(nh, nh_key, chunk));
-        used += 32;
-        if used == buf.len() {
-            st.blocks(&buf);
-            used = 0;
-        }
+        let mut out = nh::nh_chunk(nh, nh_key, chunk);
+        st.blocks(&out);
+        out.zeroize();
     }
-    st.blocks(&buf[..used]);
-    buf.zeroize();
     st.finish(&[])
 }
 

@@ -39,19 +39,23 @@ impl Engine for Neon {
 }
 
 #[target_feature(enable = "neon")]
-fn units_neon(key: &[u32], msg: &[u8]) -> [u64; 4] {
+fn units_neon(key: &[u32; crate::nh::KEY_WORDS], msg: &[u8]) -> [u64; 4] {
+    // At most 64 units: unit u reads key words 4u .. 4u + 16 <= 268.
+    let units = msg.len().min(1024) / 16;
+    let (kp, mp) = (key.as_ptr(), msg.as_ptr());
     let mut acc = [vdupq_n_u64(0); 4];
-    for (m, k) in msg.chunks_exact(16).zip(key.windows(16).step_by(4)) {
-        // SAFETY: `m` has 16 bytes, `k` 16 words (4 vectors of 4).
+    for u in 0..units {
+        // SAFETY: `msg` has at least 16 * units bytes and `key` 268 words
+        // (see above); plain (unaligned-capable) NEON loads.
         let (mv, kv) = unsafe {
-            let kp = k.as_ptr();
+            let k = kp.add(4 * u);
             (
-                vreinterpretq_u32_u8(vld1q_u8(m.as_ptr())),
+                vreinterpretq_u32_u8(vld1q_u8(mp.add(16 * u))),
                 [
-                    vld1q_u32(kp),
-                    vld1q_u32(kp.add(4)),
-                    vld1q_u32(kp.add(8)),
-                    vld1q_u32(kp.add(12)),
+                    vld1q_u32(k),
+                    vld1q_u32(k.add(4)),
+                    vld1q_u32(k.add(8)),
+                    vld1q_u32(k.add(12)),
                 ],
             )
         };
