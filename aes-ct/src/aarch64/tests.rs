@@ -77,7 +77,9 @@ fn available_backends_agree_with_soft() {
     }
     // armv8/hybrid/vpaes/bsaes/soft on aarch64, hybrid/vpaes/bsaes/soft on
     // armv7 with NEON (qemu -cpu cortex-a15).
-    assert!(n >= 4, "only {n} backends available");
+    if Backend::Hybrid.is_available() {
+        assert!(n >= 4, "only {n} backends available");
+    }
 }
 
 /// Detection prefers the hardware backend, then the hybrid (run the test
