@@ -42,20 +42,21 @@ const PORTABLE_CFG: &str = concat!(
     r#"--cfg adiantum_ct_backend="soft""#
 );
 
-/// (package, cargo test-target arguments, test-name filter): what Miri
-/// runs. Chosen to finish in minutes under Miri while reaching the key
-/// schedule, the bitsliced encrypt/decrypt, GHASH/POLYVAL's multiply and
-/// aggregation, NH, Poly1305, XChaCha and Adiantum's glue.
-const MIRI_TESTS: &[(&str, &[&str], &str)] = &[
-    ("aes-ct", &["--lib"], ""),
-    ("aes-ct", &["--test", "bad_input"], ""),
-    ("aes-ct", &["--test", "kat"], "fips197"),
-    ("ghash-ct", &["--lib"], ""),
-    ("ghash-ct", &["--test", "bad_input"], ""),
-    ("ghash-ct", &["--test", "kat"], "spec"),
-    ("adiantum-ct", &["--lib"], ""),
-    ("adiantum-ct", &["--test", "bad_input"], "mismatched"),
-    ("adiantum-ct", &["--test", "kat"], "nh"),
+/// (package, cargo test-target arguments, test-name filter and libtest
+/// options): what Miri runs. Chosen to finish in minutes under Miri while
+/// reaching the key schedule, the bitsliced encrypt/decrypt, GHASH/POLYVAL's
+/// multiply and aggregation, NH, Poly1305, XChaCha and Adiantum's glue.
+/// Left out: ghash-ct's `forms_match_reference` (2000 random products
+/// against a bit-serial reference; over 10 minutes under Miri).
+const MIRI_TESTS: &[(&str, &[&str], &[&str])] = &[
+    ("aes-ct", &["--lib"], &[]),
+    ("aes-ct", &["--test", "bad_input"], &[]),
+    ("aes-ct", &["--test", "kat"], &["fips197"]),
+    ("ghash-ct", &["--test", "bad_input"], &[]),
+    ("ghash-ct", &["--test", "kat"], &["spec"]),
+    ("adiantum-ct", &["--lib"], &[]),
+    ("adiantum-ct", &["--test", "bad_input"], &["mismatched"]),
+    ("adiantum-ct", &["--test", "kat"], &["nh"]),
 ];
 
 const USAGE_MIRI: &str = "\
@@ -82,7 +83,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     }
     if args.iter().any(|a| a == "--list") {
         for (p, t, f) in MIRI_TESTS {
-            println!("{p} {} {f}", t.join(" "));
+            println!("{p} {} {}", t.join(" "), f.join(" "));
         }
         return Ok(());
     }
@@ -92,14 +93,18 @@ pub fn main(args: &[String]) -> Result<(), String> {
     ensure_miri()?;
     let mut failed = Vec::new();
     for (pkg, targets, filter) in MIRI_TESTS {
-        println!("\n==> miri: {pkg} {} {filter}", targets.join(" "));
+        println!(
+            "\n==> miri: {pkg} {} {}",
+            targets.join(" "),
+            filter.join(" ")
+        );
         let mut c = nightly(&["miri", "test", "-p", pkg]);
         c.args(*targets)
             .env("CARGO_TARGET_DIR", target_dir().join("miri"))
             .env("RUSTFLAGS", PORTABLE_CFG)
             .env("MIRIFLAGS", "-Zmiri-strict-provenance");
         if !filter.is_empty() {
-            c.args(["--", filter]);
+            c.arg("--").args(*filter);
         }
         if let Err(e) = run(&mut c) {
             failed.push(e);
