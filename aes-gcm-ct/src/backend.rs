@@ -146,6 +146,9 @@ macro_rules! backends {
 // The dispatch table. Order = preference. `Generic` is appended last.
 backends! {
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
+    VaesClmul => crate::x86::aesni_clmul::VaesClmul, "vaes-clmul",
+        "VAES + VPCLMULQDQ on AVX-512 (x86_64): 16 blocks per iteration in 512-bit vectors, GHASH of 16 blocks per reduction; the AES-NI + PCLMULQDQ loop for the remainder.";
+    #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     AesniClmul => crate::x86::aesni_clmul::AesniClmul, "aesni-clmul",
         "AES-NI + PCLMULQDQ (x86_64): 8 counter blocks per iteration, their AES rounds stitched with the aggregated GHASH of 8 ciphertext blocks, one reduction per 8.";
     #[cfg(all(target_arch = "aarch64", feature = "aes"))]
