@@ -30,10 +30,12 @@
 //! | [`HPolyCXChaCha8`] | XChaCha8 | Poly1305 |
 //!
 //! NH has SSE2, AVX2, aarch64 NEON, armv7 NEON-assembly and portable
-//! backends, chosen once per process ([`Backend::detected`]); an Adiantum
-//! key can ask for one ([`Hbsh::new_with_backend`]) and tell which it uses
-//! ([`Hbsh::backend`]). XChaCha and Poly1305 are RustCrypto's `chacha20` and
-//! `poly1305` crates, AES-256 is `aes_ct::Aes256`.
+//! backends, chosen once per process ([`Backend::detected`]); the AVX2 and
+//! armv7 NEON backends also bring their own ChaCha. A key can ask for one
+//! ([`Hbsh::new_with_backend`]) and tell which it uses ([`Hbsh::backend`]).
+//! Otherwise XChaCha is RustCrypto's `chacha20`; Poly1305 is our own code on
+//! 64-bit targets and RustCrypto's `poly1305` on 32-bit ones (see `poly.rs`);
+//! AES-256 is `aes_ct::Aes256`.
 //!
 //! Limits (errors, never panics): messages of 16 bytes up to
 //! 16 + 64 (2^32 - 1) bytes (the XChaCha counter, see `stream.rs`); Adiantum
