@@ -151,7 +151,7 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
     out.push(Case {
         name: "aes-gcm-ct/generic+soft+soft64/aes128-gcm".into(),
         krate: "aes-gcm-ct",
-        backend: "generic over aes-ct soft, ghash-ct portable".into(),
+        backend: "generic (aes-ct soft + ghash-ct portable)".into(),
         run: Box::new(|| {
             run::<aes_ct::Aes128, U12>("gcm/generic/soft", 16, |k| {
                 let c = aes_ct::Aes128::new_with_backend(
@@ -166,7 +166,7 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
     out.push(Case {
         name: "aes-gcm-ct/detected/aes256-gcm-nonce16".into(),
         krate: "aes-gcm-ct",
-        backend: "detected, 128-bit nonce".into(),
+        backend: "detected path with a 128-bit nonce".into(),
         run: Box::new(|| {
             run::<aes_ct::Aes256, U16>("gcm/nonce16", 32, |k| {
                 AesGcm::<aes_ct::Aes256, U16>::new(k.try_into().expect("32"))
