@@ -17,10 +17,6 @@
 
 use crate::nh::NhKey;
 use cipher::InOutBuf;
-use core::{
-    fmt,
-    sync::atomic::{AtomicU8, Ordering},
-};
 
 /// What an NH backend module provides.
 pub(crate) trait Engine {
@@ -50,52 +46,17 @@ pub(crate) trait Engine {
     }
 }
 
-/// The error returned when an NH backend was asked for that this build or
-/// this CPU cannot run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnsupportedBackend(pub Backend);
-
-impl fmt::Display for UnsupportedBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "NH backend `{}` is not available on this CPU or in this build",
-            self.0.name()
-        )
-    }
+/// The CPU check of engine `E` (used by the generated `Backend`).
+fn token_ok<E: Engine>() -> bool {
+    E::token().is_some()
 }
-
-impl core::error::Error for UnsupportedBackend {}
 
 macro_rules! backends {
     ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        /// An NH implementation of this crate. Listed in order of preference.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum Backend {
-            $( #[doc = $doc] $variant, )*
-        }
-
-        impl Backend {
-            /// Every backend this crate knows, compiled in or not, best first.
-            pub const ALL: &'static [Backend] = &[$(Backend::$variant),*];
-
-            /// Short name, as accepted by `--cfg adiantum_ct_backend="..."`.
-            pub const fn name(self) -> &'static str {
-                match self { $(Backend::$variant => $name,)* }
-            }
-
-            /// Is this backend compiled in and supported by this CPU?
-            pub fn is_available(self) -> bool {
-                match self {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::token().is_some(),
-                    )*
-                    #[allow(unreachable_patterns)]
-                    _ => false,
-                }
-            }
+        ct_dispatch::backend_enum! {
+            what = "NH", cfg = adiantum_ct_backend, available = token_ok,
+            fallback = Soft, self_test = |_| true;
+            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
         }
 
         /// A chosen NH backend, holding its capability token (not nameable
@@ -160,58 +121,6 @@ backends! {
     #[cfg(all(target_arch = "arm", target_os = "linux"))]
     NeonAsm => crate::arm::neon::NeonAsm, "neon-asm", "NEON assembly NH and ChaCha (32-bit ARM Linux, NEON detected at run time).";
     Soft => crate::soft::Soft, "soft", "Portable NH (every CPU).";
-}
-
-/// The backend forced with `--cfg adiantum_ct_backend="..."`, if any.
-const FORCED: Option<&str> = if cfg!(adiantum_ct_backend = "soft") {
-    Some("soft")
-} else if cfg!(adiantum_ct_backend = "sse2") {
-    Some("sse2")
-} else if cfg!(adiantum_ct_backend = "avx2") {
-    Some("avx2")
-} else if cfg!(adiantum_ct_backend = "neon") {
-    Some("neon")
-} else if cfg!(adiantum_ct_backend = "neon-asm") {
-    Some("neon-asm")
-} else {
-    None
-};
-
-static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
-
-impl Backend {
-    /// The backend new keys get: detected once (first available in table
-    /// order, or the `--cfg`-forced one), then cached.
-    pub fn detected() -> Backend {
-        let i = DETECTED.load(Ordering::Relaxed);
-        if let Some(&b) = Self::ALL.get(usize::from(i)) {
-            return b;
-        }
-        let b = Self::select();
-        let i = Self::ALL.iter().position(|&x| x == b).unwrap_or(0);
-        DETECTED.store(u8::try_from(i).unwrap_or(u8::MAX), Ordering::Relaxed);
-        b
-    }
-
-    fn select() -> Backend {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|b| FORCED.is_none_or(|name| b.name() == name))
-            .find(|b| b.is_available())
-            .unwrap_or(Backend::Soft)
-    }
-
-    /// The backends this build can run on this CPU, best first.
-    pub fn available() -> impl Iterator<Item = Backend> {
-        Self::ALL.iter().copied().filter(|b| b.is_available())
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// A checked NH backend choice, opaque outside the crate (it appears in the

@@ -6,6 +6,10 @@
 //! check (ring's idea). Adding a backend is one module plus one line in
 //! [`backends!`] below; the line's position is its priority.
 //!
+//! The public `Backend` enum, its detection cache and `UnsupportedBackend`
+//! come from the same table through `ct_dispatch::backend_enum!` (shared
+//! with the workspace's other crates).
+//!
 //! Selection: the first available backend in table order, detected once and
 //! cached. `--cfg aes_ct_backend="NAME"` narrows automatic selection to
 //! that backend (falling back to `soft` if this CPU cannot run it); cargo
@@ -14,10 +18,6 @@
 
 use crate::schedule::Schedule;
 use cipher::{BlockCipherDecClosure, BlockCipherEncClosure, consts::U16};
-use core::{
-    fmt,
-    sync::atomic::{AtomicU8, Ordering},
-};
 
 /// What a backend module provides.
 pub(crate) trait Engine {
@@ -39,58 +39,17 @@ pub(crate) trait Engine {
     );
 }
 
-/// The error returned when a backend was asked for that this build or this
-/// CPU cannot run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnsupportedBackend(pub Backend);
-
-impl fmt::Display for UnsupportedBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "AES backend `{}` is not available on this CPU or in this build",
-            self.0.name()
-        )
-    }
+/// The CPU check of engine `E` (used by the generated `Backend`).
+fn token_ok<E: Engine>() -> bool {
+    E::token().is_some()
 }
-
-impl core::error::Error for UnsupportedBackend {}
 
 macro_rules! backends {
     ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        /// An AES implementation of this crate. Listed in order of preference.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum Backend {
-            $( #[doc = $doc] $variant, )*
-        }
-
-        impl Backend {
-            /// Every backend this crate knows, compiled in or not, best first.
-            pub const ALL: &'static [Backend] = &[$(Backend::$variant),*];
-
-            /// Short name, as accepted by `--cfg aes_ct_backend="..."`.
-            pub const fn name(self) -> &'static str {
-                match self { $(Backend::$variant => $name,)* }
-            }
-
-            /// The backend forced with `--cfg aes_ct_backend="NAME"`, if any.
-            pub const fn forced() -> Option<Backend> {
-                $( if cfg!(aes_ct_backend = $name) { return Some(Backend::$variant); } )*
-                None
-            }
-
-            /// Is this backend compiled in and supported by this CPU?
-            pub fn is_available(self) -> bool {
-                match self {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::token().is_some(),
-                    )*
-                    #[allow(unreachable_patterns)]
-                    _ => false,
-                }
-            }
+        ct_dispatch::backend_enum! {
+            what = "AES", cfg = aes_ct_backend, available = token_ok,
+            fallback = Soft, self_test = crate::backend::self_test_passes;
+            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
         }
 
         /// A key in the form of one backend.
@@ -162,55 +121,14 @@ backends! {
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
 }
 
-static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
-
-impl Backend {
-    /// The backend new keys get: detected once (first available in table
-    /// order, or the `--cfg`-forced one), then cached.
-    pub fn detected() -> Backend {
-        let i = DETECTED.load(Ordering::Relaxed);
-        if let Some(&b) = Self::ALL.get(i as usize) {
-            return b;
-        }
-        let b = Self::select();
-        let i = Self::ALL.iter().position(|&x| x == b).unwrap_or(0);
-        DETECTED.store(i as u8, Ordering::Relaxed);
-        b
-    }
-
-    fn select() -> Backend {
-        let candidates = Self::ALL.iter().copied().filter(|&b| match Self::forced() {
-            Some(f) => b == f,
-            None => true,
-        });
-        for b in candidates {
-            if b.is_available() && self_test_passes(b) {
-                return b;
-            }
-        }
-        Backend::Soft
-    }
-
-    /// The backends this build can run on this CPU, best first.
-    pub fn available() -> impl Iterator<Item = Backend> {
-        Self::ALL.iter().copied().filter(|b| b.is_available())
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// Start-up self-test (feature `self-test`): FIPS-197 C.1 (AES-128) and C.3
 /// (AES-256), encrypt and decrypt, on the candidate backend.
 #[cfg(feature = "self-test")]
-fn self_test_passes(b: Backend) -> bool {
+pub(crate) fn self_test_passes(b: Backend) -> bool {
     crate::selftest::passes(b)
 }
 
 #[cfg(not(feature = "self-test"))]
-fn self_test_passes(_: Backend) -> bool {
+pub(crate) fn self_test_passes(_: Backend) -> bool {
     true
 }

@@ -17,7 +17,6 @@
 
 use crate::Block;
 use aead::inout::InOutBuf;
-use core::fmt;
 
 /// What a fused path module provides.
 #[allow(dead_code, reason = "targets without a fused path")]
@@ -41,58 +40,40 @@ pub(crate) trait Engine {
     ) -> Block;
 }
 
-/// The error returned when a path was asked for that this build, this CPU
-/// or this cipher type cannot run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnsupportedBackend(pub Backend);
+/// The CPU check of a path, for the generated `Backend` (the generic path
+/// needs none).
+trait PathCheck {
+    fn ok() -> bool;
+}
 
-impl fmt::Display for UnsupportedBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "AES-GCM path `{}` is not available for this cipher, CPU or build",
-            self.0.name()
-        )
+impl<E: Engine> PathCheck for E {
+    fn ok() -> bool {
+        E::available()
     }
 }
 
-impl core::error::Error for UnsupportedBackend {}
+/// The generic path's row in the table: CTR through the cipher's own
+/// backend alternating with `ghash_ct`, available everywhere.
+pub(crate) struct GenericPath;
+
+impl PathCheck for GenericPath {
+    fn ok() -> bool {
+        true
+    }
+}
+
+fn path_ok<E: PathCheck>() -> bool {
+    E::ok()
+}
 
 macro_rules! backends {
     ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        /// An AES-GCM path of this crate, in order of preference.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum Backend {
-            $( #[doc = $doc] $variant, )*
-            /// CTR through the cipher's own backend (one `encrypt_with_backend`
-            /// call per message) alternating with `ghash_ct` in 2 KiB chunks.
-            /// Works with any AES implementation.
-            Generic,
-        }
-
-        impl Backend {
-            /// Every path this crate knows, compiled in or not, best first.
-            pub const ALL: &'static [Backend] = &[$(Backend::$variant,)* Backend::Generic];
-
-            /// Short name, as accepted by `--cfg aes_gcm_ct_backend="..."`.
-            pub const fn name(self) -> &'static str {
-                match self { $(Backend::$variant => $name,)* Backend::Generic => "generic" }
-            }
-
-            /// Is this path compiled in and supported by this CPU (for
-            /// fused paths: with one of our `aes_ct` ciphers)?
-            pub fn is_available(self) -> bool {
-                match self {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::available(),
-                    )*
-                    Backend::Generic => true,
-                    #[allow(unreachable_patterns)]
-                    _ => false,
-                }
-            }
+        ct_dispatch::backend_enum! {
+            what = "AES-GCM path", cfg = aes_gcm_ct_backend, available = path_ok,
+            fallback = Generic, self_test = |_| true;
+            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
+            Generic => crate::backend::GenericPath, "generic",
+                "CTR through the cipher's own backend (one `encrypt_with_backend` call per message) alternating with `ghash_ct` in 2 KiB chunks. Works with any AES implementation.";
         }
 
         /// The per-key path state.
@@ -156,56 +137,12 @@ backends! {
         "ARMv8 AES + 64-bit PMULL (aarch64): 8 counter blocks per iteration, their AES rounds interleaved with the aggregated GHASH multiplies, one reduction per 8.";
 }
 
-/// The path forced with `--cfg aes_gcm_ct_backend="..."`, if any.
-const FORCED: Option<&str> = {
-    #[cfg(aes_gcm_ct_backend = "vaes-clmul")]
-    {
-        Some("vaes-clmul")
-    }
-    #[cfg(aes_gcm_ct_backend = "aesni-clmul")]
-    {
-        Some("aesni-clmul")
-    }
-    #[cfg(aes_gcm_ct_backend = "armv8-pmull")]
-    {
-        Some("armv8-pmull")
-    }
-    #[cfg(aes_gcm_ct_backend = "generic")]
-    {
-        Some("generic")
-    }
-    #[cfg(not(aes_gcm_ct_backend))]
-    {
-        None
-    }
-};
-
 impl Backend {
-    /// The path keys of our `aes_ct` types get when made with `KeyInit`
-    /// (first available in table order, or the `--cfg`-forced one, falling
-    /// back to [`Backend::Generic`]).
-    pub fn detected() -> Backend {
-        Self::candidates()
-            .find(|b| b.is_available())
-            .unwrap_or(Backend::Generic)
-    }
-
     /// Automatic-selection candidates, best first (narrowed by the `--cfg`).
     pub(crate) fn candidates() -> impl Iterator<Item = Backend> {
-        Self::ALL.iter().copied().filter(|b| match FORCED {
-            Some(name) => b.name() == name,
-            None => true,
-        })
-    }
-
-    /// The paths this build can run on this CPU, best first.
-    pub fn available() -> impl Iterator<Item = Backend> {
-        Self::ALL.iter().copied().filter(|b| b.is_available())
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|&b| Self::forced().is_none_or(|f| f == b))
     }
 }

@@ -8,8 +8,8 @@
 //! `adiantum/<len>`, throughput in bytes.
 
 use adiantum_ct::{
-    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8, HPolyCXChaCha20,
-    cipher::KeyInit,
+    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
+    HPolyCXChaCha20, cipher::KeyInit,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::{hint::black_box, time::Duration};
@@ -30,14 +30,20 @@ fn adiantum(c: &mut Criterion) {
         for be in Backend::available() {
             let ours = Adiantum::new_with_backend(&KEY.into(), be).unwrap();
             g.bench_function(format!("ct-xchacha12-{}", be.name()), |b| {
-                b.iter(|| ours.encrypt(black_box(&TWEAK), black_box(&mut buf)).unwrap())
+                b.iter(|| {
+                    ours.encrypt(black_box(&TWEAK), black_box(&mut buf))
+                        .unwrap()
+                })
             });
         }
         macro_rules! variant {
             ($t:ty, $name:literal) => {
                 let ours = <$t>::new(&KEY.into());
                 g.bench_function($name, |b| {
-                    b.iter(|| ours.encrypt(black_box(&TWEAK), black_box(&mut buf)).unwrap())
+                    b.iter(|| {
+                        ours.encrypt(black_box(&TWEAK), black_box(&mut buf))
+                            .unwrap()
+                    })
                 });
             };
         }

@@ -9,10 +9,7 @@
 //! (the figure) and 1 KiB.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ghash_ct::{
-    Backend, GHash, GHashState,
-    universal_hash::UniversalHash,
-};
+use ghash_ct::{Backend, GHash, GHashState, universal_hash::UniversalHash};
 use std::{hint::black_box, time::Duration};
 
 const H: [u8; 16] = *b"0123456789abcdef";

@@ -14,10 +14,6 @@
 //! fails with [`UnsupportedBackend`].
 
 use crate::Block;
-use core::{
-    fmt,
-    sync::atomic::{AtomicU8, Ordering},
-};
 use zeroize::Zeroize;
 
 /// What a backend module provides.
@@ -35,53 +31,17 @@ pub(crate) trait Engine {
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]);
 }
 
-/// The error returned when a backend was asked for that this build or this
-/// CPU cannot run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnsupportedBackend(pub Backend);
-
-impl fmt::Display for UnsupportedBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "GHASH backend `{}` is not available on this CPU or in this build",
-            self.0.name()
-        )
-    }
+/// The CPU check of engine `E` (used by the generated `Backend`).
+fn token_ok<E: Engine>() -> bool {
+    E::token().is_some()
 }
-
-impl core::error::Error for UnsupportedBackend {}
 
 macro_rules! backends {
     ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        /// A GHASH/POLYVAL implementation of this crate. Listed in order of
-        /// preference.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum Backend {
-            $( #[doc = $doc] $variant, )*
-        }
-
-        impl Backend {
-            /// Every backend this crate knows, compiled in or not, best first.
-            pub const ALL: &'static [Backend] = &[$(Backend::$variant),*];
-
-            /// Short name, as accepted by `--cfg ghash_ct_backend="..."`.
-            pub const fn name(self) -> &'static str {
-                match self { $(Backend::$variant => $name,)* }
-            }
-
-            /// Is this backend compiled in and supported by this CPU?
-            pub fn is_available(self) -> bool {
-                match self {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::token().is_some(),
-                    )*
-                    #[allow(unreachable_patterns)]
-                    _ => false,
-                }
-            }
+        ct_dispatch::backend_enum! {
+            what = "GHASH", cfg = ghash_ct_backend, available = token_ok,
+            fallback = PORTABLE, self_test = |_| true;
+            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
         }
 
         /// Key powers in the form of one backend. Stored inline (no_std, no
@@ -152,53 +112,7 @@ backends! {
         "Portable constant-time multiply on 32-bit integer multiplies.";
 }
 
-/// The backend forced with `--cfg ghash_ct_backend="..."`, if any.
-const FORCED: Option<&str> = if cfg!(ghash_ct_backend = "vpclmul512") {
-    Some("vpclmul512")
-} else if cfg!(ghash_ct_backend = "vpclmul256") {
-    Some("vpclmul256")
-} else if cfg!(ghash_ct_backend = "pclmul") {
-    Some("pclmul")
-} else if cfg!(ghash_ct_backend = "pmull") {
-    Some("pmull")
-} else if cfg!(ghash_ct_backend = "pmull8") {
-    Some("pmull8")
-} else if cfg!(ghash_ct_backend = "vmull8") {
-    Some("vmull8")
-} else if cfg!(ghash_ct_backend = "soft64") {
-    Some("soft64")
-} else if cfg!(ghash_ct_backend = "soft32") {
-    Some("soft32")
-} else {
-    None
-};
-
-static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
-
 impl Backend {
-    /// The backend new keys get: detected once (first available in table
-    /// order, or the `--cfg`-forced one), then cached.
-    pub fn detected() -> Backend {
-        let i = DETECTED.load(Ordering::Relaxed);
-        if let Some(&b) = Self::ALL.get(i as usize) {
-            return b;
-        }
-        let b = Self::select();
-        let i = Self::ALL.iter().position(|&x| x == b).unwrap_or(0);
-        DETECTED.store(i as u8, Ordering::Relaxed);
-        b
-    }
-
-    fn select() -> Backend {
-        let mut candidates = Self::ALL.iter().copied().filter(|b| match FORCED {
-            Some(name) => b.name() == name,
-            None => true,
-        });
-        candidates
-            .find(|b| b.is_available())
-            .unwrap_or(Self::PORTABLE)
-    }
-
     /// The portable backend of this target (always available).
     pub const PORTABLE: Backend = {
         #[cfg(target_pointer_width = "64")]
@@ -210,15 +124,4 @@ impl Backend {
             Backend::Soft32
         }
     };
-
-    /// The backends this build can run on this CPU, best first.
-    pub fn available() -> impl Iterator<Item = Backend> {
-        Self::ALL.iter().copied().filter(|b| b.is_available())
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }

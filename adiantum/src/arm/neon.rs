@@ -55,11 +55,7 @@
 use crate::backend::Engine;
 use crate::nh::NhKey;
 use cipher::InOutBuf;
-use core::sync::atomic::{AtomicU8, Ordering};
 use zeroize::Zeroize;
-
-/// `HWCAP_NEON` in `AT_HWCAP` on 32-bit ARM Linux.
-const HWCAP_NEON: libc::c_ulong = 1 << 12;
 
 core::arch::global_asm!(
     ".text",
@@ -272,21 +268,13 @@ pub(crate) struct NeonAsm;
 pub(crate) struct Token(());
 
 /// 0 = not yet asked, 1 = no NEON, 2 = NEON.
-static HAS_NEON: AtomicU8 = AtomicU8::new(0);
 
 impl Engine for NeonAsm {
     type Token = Token;
     const OWN_CHACHA: bool = true;
 
     fn token() -> Option<Token> {
-        let mut v = HAS_NEON.load(Ordering::Relaxed);
-        if v == 0 {
-            // SAFETY: getauxval only reads the process's auxiliary vector.
-            let hwcap = unsafe { libc::getauxval(libc::AT_HWCAP) };
-            v = if hwcap & HWCAP_NEON != 0 { 2 } else { 1 };
-            HAS_NEON.store(v, Ordering::Relaxed);
-        }
-        (v == 2).then_some(Token(()))
+        ct_dispatch::arm::has_neon().then_some(Token(()))
     }
 
     #[inline]

@@ -20,38 +20,14 @@ fn sbox_tables() {
     sbox::check();
 }
 
-use core::sync::atomic::{AtomicU8, Ordering};
-
 /// Proof that this CPU has NEON (only [`NeonToken::get`] makes one).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NeonToken(());
 
-/// 0 = not yet asked, 1 = no NEON, 2 = NEON.
-static HAS_NEON: AtomicU8 = AtomicU8::new(0);
-
 impl NeonToken {
     fn get() -> Option<Self> {
-        let mut v = HAS_NEON.load(Ordering::Relaxed);
-        if v == 0 {
-            v = if detect() { 2 } else { 1 };
-            HAS_NEON.store(v, Ordering::Relaxed);
-        }
-        (v == 2).then_some(NeonToken(()))
+        ct_dispatch::arm::has_neon().then_some(NeonToken(()))
     }
-}
-
-#[cfg(target_os = "linux")]
-fn detect() -> bool {
-    /// `HWCAP_NEON` in `AT_HWCAP` on 32-bit ARM Linux.
-    const HWCAP_NEON: libc::c_ulong = 1 << 12;
-    // SAFETY: getauxval only reads the process's auxiliary vector.
-    let hwcap = unsafe { libc::getauxval(libc::AT_HWCAP) };
-    hwcap & HWCAP_NEON != 0
-}
-
-#[cfg(not(target_os = "linux"))]
-fn detect() -> bool {
-    false
 }
 
 /// vpaes for single blocks and tails, bsaes for batches.
