@@ -46,10 +46,10 @@ const PORTABLE_CFG: &str = concat!(
 /// options): what Miri runs. Chosen to finish in minutes under Miri while
 /// reaching the key schedule, the bitsliced encrypt/decrypt, GHASH/POLYVAL's
 /// multiply and aggregation, NH, Poly1305, XChaCha and Adiantum's glue.
-/// Left out (each over 8 minutes under Miri on a loaded 2-core machine):
-/// ghash-ct's `forms_match_reference` (2000 random products against a
-/// bit-serial reference) and `verify_rejects_wrong_tag_and_accepts_right_one`
-/// (80 GHASH computations per backend).
+/// Left out: ghash-ct's `forms_match_reference` (2000 random products
+/// against a bit-serial reference; over 10 minutes under Miri). On a
+/// loaded 2-core machine the whole list took about 15 minutes (NH and
+/// NHPoly1305 known answers 145 s, ghash-ct bad input 78 s).
 const MIRI_TESTS: &[(&str, &[&str], &[&str])] = &[
     ("aes-ct", &["--lib"], &[]),
     ("aes-ct", &["--test", "bad_input"], &[]),
@@ -62,7 +62,7 @@ const MIRI_TESTS: &[(&str, &[&str], &[&str])] = &[
     ("ghash-ct", &["--test", "kat"], &["spec"]),
     ("adiantum-ct", &["--lib"], &[]),
     ("adiantum-ct", &["--test", "bad_input"], &["mismatched"]),
-    ("adiantum-ct", &["--test", "kat"], &["--exact", "nh"]),
+    ("adiantum-ct", &["--test", "kat"], &["nh"]),
 ];
 
 const USAGE_MIRI: &str = "\
