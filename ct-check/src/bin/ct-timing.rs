@@ -15,10 +15,13 @@ use aes_ct::cipher::{BlockCipherEncrypt, KeyInit};
 use ct_check::{Rng, dudect};
 use std::process::ExitCode;
 
+/// The timed operation on one input.
+type Op = Box<dyn FnMut(&[u8])>;
+
 struct Target {
     name: String,
     input_len: usize,
-    op: Box<dyn FnMut(&[u8])>,
+    op: Op,
 }
 
 fn targets() -> Vec<Target> {
