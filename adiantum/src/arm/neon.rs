@@ -267,8 +267,6 @@ pub(crate) struct NeonAsm;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
 
-/// 0 = not yet asked, 1 = no NEON, 2 = NEON.
-
 impl Engine for NeonAsm {
     type Token = Token;
     const OWN_CHACHA: bool = true;

@@ -270,9 +270,10 @@ fn rot_rc<W: Word>(x: W, rows: usize, cols: usize) -> W {
     for r in 0..4 {
         m |= row_cols(b, r, 0, 4 - cols);
     }
-    let m = W::splat_const(m);
-    (x.rotr((rows * row + cols * b) as u32) & m)
-        | (x.rotr(((rows - 1) * row + cols * b) as u32) & !m)
+    // (a & m) | (c & !m) written as c ^ ((a ^ c) & m): one mask to hold.
+    let a = x.rotr((rows * row + cols * b) as u32);
+    let c = x.rotr(((rows - 1) * row + cols * b) as u32);
+    c ^ ((a ^ c) & W::splat_const(m))
 }
 
 /// MixColumns on a state held as `ShiftRows^-k` of the real one, giving

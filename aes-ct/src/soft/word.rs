@@ -37,13 +37,13 @@ pub(crate) trait Word:
 /// the old word `w`. An involution.
 #[inline(always)]
 pub(crate) fn ortho<W: Word>(q: &mut [W; 8]) {
+    /// Exchange the bits of `q[i]` at `m << s` with those of `q[j]` at `m`
+    /// (SWAPMOVE: one mask constant, six operations).
     #[inline(always)]
     fn swap<W: Word>(q: &mut [W; 8], i: usize, j: usize, m: u64, s: u32) {
-        let (a, b) = (q[i], q[j]);
-        let cl = W::splat_const(m);
-        let ch = !cl;
-        q[i] = (a & cl) | (b & cl).shl(s);
-        q[j] = (a & ch).shr(s) | (b & ch);
+        let t = (q[i].shr(s) ^ q[j]) & W::splat_const(m);
+        q[j] = q[j] ^ t;
+        q[i] = q[i] ^ t.shl(s);
     }
     for (i, j) in [(0, 1), (2, 3), (4, 5), (6, 7)] {
         swap(q, i, j, 0x5555_5555_5555_5555, 1);
