@@ -146,3 +146,42 @@ impl Backend {
             .filter(|&b| Self::forced().is_none_or(|f| f == b))
     }
 }
+
+/// The key form of the fused paths: the standard round keys and H^1..H^N
+/// in POLYVAL form (`h[i]` = H^(i+1), little-endian field elements), the
+/// powers filled in by the path's own multiply. Wiped on drop.
+#[cfg(feature = "aes")]
+#[allow(dead_code, reason = "targets without a fused path")]
+#[derive(Clone)]
+pub(crate) struct FusedKey<const N: usize> {
+    pub(crate) nr: usize,
+    pub(crate) rk: [[u8; 16]; 15],
+    pub(crate) h: [[u8; 16]; N],
+}
+
+#[cfg(feature = "aes")]
+#[allow(dead_code, reason = "targets without a fused path")]
+impl<const N: usize> FusedKey<N> {
+    /// The round keys of `rk`, powers still zero, and H in POLYVAL form
+    /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free)
+    /// for the path to raise.
+    pub(crate) fn new(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> (Self, u128) {
+        let hr = u128::from_be_bytes(*h);
+        let mask = 0u128.wrapping_sub(hr >> 127);
+        let h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
+        let key = Self {
+            nr: rk.rounds(),
+            rk: *rk.as_array(),
+            h: [[0; 16]; N],
+        };
+        (key, h1)
+    }
+}
+
+#[cfg(feature = "aes")]
+impl<const N: usize> Drop for FusedKey<N> {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.rk);
+        zeroize::Zeroize::zeroize(&mut self.h);
+    }
+}

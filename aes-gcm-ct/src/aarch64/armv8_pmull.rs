@@ -27,20 +27,7 @@ cpufeatures::new!(cpu_aes_pmull, "aes");
 pub(crate) struct Armv8Pmull;
 
 /// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
-#[derive(Clone)]
-pub(crate) struct Key {
-    nr: usize,
-    rk: [[u8; 16]; 15],
-    /// `h[i]` = H^(i+1), little-endian POLYVAL field elements.
-    h: [[u8; 16]; 8],
-}
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        self.rk.zeroize();
-        self.h.zeroize();
-    }
-}
+pub(crate) type Key = crate::backend::FusedKey<8>;
 
 impl Engine for Armv8Pmull {
     type Key = Key;
@@ -53,14 +40,7 @@ impl Engine for Armv8Pmull {
         if !cpu_aes_pmull::get() {
             return None;
         }
-        let hr = u128::from_be_bytes(*h);
-        let mask = 0u128.wrapping_sub(hr >> 127);
-        let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
-        let mut key = Key {
-            nr: rk.rounds(),
-            rk: *rk.as_array(),
-            h: [[0; 16]; 8],
-        };
+        let (mut key, mut h1) = Key::new(rk, h);
         // SAFETY: the CPU check above passed.
         unsafe { powers(h1, &mut key.h) };
         h1.zeroize();

@@ -45,21 +45,8 @@ cpufeatures::new!(
 /// The path (CPU check: AES-NI, PCLMULQDQ, SSSE3, SSE4.1).
 pub(crate) struct AesniClmul;
 
-/// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
-#[derive(Clone)]
-pub(crate) struct Key {
-    nr: usize,
-    rk: [[u8; 16]; 15],
-    /// `h[i]` = H^(i+1), little-endian POLYVAL field elements.
-    h: [[u8; 16]; 16],
-}
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        self.rk.zeroize();
-        self.h.zeroize();
-    }
-}
+/// Round keys and H^1..H^16 (POLYVAL form). Wiped on drop.
+pub(crate) type Key = crate::backend::FusedKey<16>;
 
 impl Engine for AesniClmul {
     type Key = Key;
@@ -72,15 +59,7 @@ impl Engine for AesniClmul {
         if !cpu_clmul::get() {
             return None;
         }
-        // mulX_POLYVAL(ByteReverse(H)), branch-free.
-        let hr = u128::from_be_bytes(*h);
-        let mask = 0u128.wrapping_sub(hr >> 127);
-        let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
-        let mut key = Key {
-            nr: rk.rounds(),
-            rk: *rk.as_array(),
-            h: [[0; 16]; 16],
-        };
+        let (mut key, mut h1) = Key::new(rk, h);
         // SAFETY: the CPU check above passed.
         unsafe { powers(h1, &mut key.h) };
         h1.zeroize();
