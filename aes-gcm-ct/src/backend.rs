@@ -127,8 +127,11 @@ macro_rules! backends {
 // The dispatch table. Order = preference. `Generic` is appended last.
 backends! {
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
-    VaesClmul => crate::x86::aesni_clmul::VaesClmul, "vaes-clmul",
-        "VAES + VPCLMULQDQ on AVX-512 (x86_64): 16 blocks per iteration in 512-bit vectors, GHASH of 16 blocks per reduction; the AES-NI + PCLMULQDQ loop for the remainder.";
+    VaesClmul => crate::x86::vaes_clmul::VaesClmul, "vaes-clmul",
+        "VAES + VPCLMULQDQ on AVX-512 (x86_64): 16 blocks per iteration in 512-bit vectors, their AES rounds stitched with the GHASH of the previous 16 ciphertext blocks, one reduction per 16; the remainder in one masked vector pass with the lengths block (one reduction).";
+    #[cfg(all(target_arch = "x86_64", feature = "aes"))]
+    VaesAvx2Clmul => crate::x86::vaes_clmul::VaesAvx2Clmul, "vaes-avx2-clmul",
+        "VAES + VPCLMULQDQ on AVX2 (x86_64, e.g. Zen 3, Alder Lake): 8 blocks per iteration in 256-bit vectors, stitched as `vaes-clmul`, one reduction per 8; the remainder in one vector pass.";
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     AesniClmul => crate::x86::aesni_clmul::AesniClmul, "aesni-clmul",
         "AES-NI + PCLMULQDQ (x86_64): 8 counter blocks per iteration, their AES rounds stitched with the aggregated GHASH of 8 ciphertext blocks, one reduction per 8.";
@@ -147,9 +150,11 @@ impl Backend {
     }
 }
 
-/// The key form of the fused paths: the standard round keys and H^1..H^N
-/// in POLYVAL form (`h[i]` = H^(i+1), little-endian field elements), the
-/// powers filled in by the path's own multiply. Wiped on drop.
+/// The key form of the fused paths: the standard round keys and N H powers
+/// in POLYVAL form (little-endian field elements) in the order the path's
+/// loads want (`h[i]` = H^(i+1) for `aesni-clmul` and `armv8-pmull`,
+/// highest first for the VAES paths), filled in by the path's own
+/// multiply. Wiped on drop.
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 #[derive(Clone)]

@@ -29,18 +29,6 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 cpufeatures::new!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
-cpufeatures::new!(
-    cpu_vaes512,
-    "aes",
-    "pclmulqdq",
-    "sse2",
-    "ssse3",
-    "sse4.1",
-    "avx512f",
-    "avx512bw",
-    "vaes",
-    "vpclmulqdq"
-);
 
 /// The path (CPU check: AES-NI, PCLMULQDQ, SSSE3, SSE4.1).
 pub(crate) struct AesniClmul;
@@ -70,22 +58,22 @@ impl Engine for AesniClmul {
         // SAFETY: a `Key` is only built by `new_key`, after the CPU check.
         unsafe {
             match key.nr {
-                10 => crypt_impl::<10, false>(key, j0, aad, buf, encrypt),
-                12 => crypt_impl::<12, false>(key, j0, aad, buf, encrypt),
-                _ => crypt_impl::<14, false>(key, j0, aad, buf, encrypt),
+                10 => crypt_impl::<10>(key, j0, aad, buf, encrypt),
+                12 => crypt_impl::<12>(key, j0, aad, buf, encrypt),
+                _ => crypt_impl::<14>(key, j0, aad, buf, encrypt),
             }
         }
     }
 }
 
 #[inline(always)]
-fn ld(p: &[u8; 16]) -> __m128i {
+pub(super) fn ld(p: &[u8; 16]) -> __m128i {
     // SAFETY: 16 readable bytes; unaligned load (SSE2).
     unsafe { _mm_loadu_si128(p.as_ptr().cast()) }
 }
 
 #[inline(always)]
-fn st(v: __m128i) -> [u8; 16] {
+pub(super) fn st(v: __m128i) -> [u8; 16] {
     let mut out = [0u8; 16];
     // SAFETY: 16 writable bytes; unaligned store (SSE2).
     unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), v) };
@@ -94,7 +82,7 @@ fn st(v: __m128i) -> [u8; 16] {
 
 #[inline]
 #[target_feature(enable = "sse2,ssse3")]
-fn bswap(x: __m128i) -> __m128i {
+pub(super) fn bswap(x: __m128i) -> __m128i {
     _mm_shuffle_epi8(
         x,
         _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -104,7 +92,7 @@ fn bswap(x: __m128i) -> __m128i {
 /// Unreduced product parts of `a * b`: (lo, mid, hi).
 #[inline]
 #[target_feature(enable = "sse2,pclmulqdq")]
-fn mul(a: __m128i, b: __m128i) -> (__m128i, __m128i, __m128i) {
+pub(super) fn mul(a: __m128i, b: __m128i) -> (__m128i, __m128i, __m128i) {
     let lo = _mm_clmulepi64_si128(a, b, 0x00);
     let hi = _mm_clmulepi64_si128(a, b, 0x11);
     let mid = _mm_xor_si128(
@@ -127,7 +115,7 @@ fn mul_acc(acc: &mut (__m128i, __m128i, __m128i), a: __m128i, b: __m128i) {
 /// Montgomery reduction: (hi:lo) * x^-128 mod P (POLYVAL).
 #[inline]
 #[target_feature(enable = "sse2,pclmulqdq")]
-fn reduce((lo, mid, hi): (__m128i, __m128i, __m128i)) -> __m128i {
+pub(super) fn reduce((lo, mid, hi): (__m128i, __m128i, __m128i)) -> __m128i {
     let lo = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
     let hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
     let poly = _mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1);
@@ -161,7 +149,7 @@ const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {
 };
 
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1")]
-fn crypt_impl<const NR: usize, const WIDE: bool>(
+fn crypt_impl<const NR: usize>(
     key: &Key,
     j0: &Block,
     aad: &[u8],
@@ -217,11 +205,6 @@ fn crypt_impl<const NR: usize, const WIDE: bool>(
     let mut ctr = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
     let cblock = |c: u32| _mm_insert_epi32(j0v, c.swap_bytes() as i32, 3);
     let mut off = 0usize;
-    if WIDE {
-        // SAFETY: WIDE is only used by `VaesClmul`, whose keys are built
-        // after its CPU check; `inp`/`out` are valid for `len` bytes.
-        (acc, ctr, off) = unsafe { wide::<NR>(key, &j0.0, acc, ctr, inp, out, len, encrypt) };
-    }
 
     if encrypt {
         // Pipelined: hash the previous 8 ciphertext blocks during this AES.
@@ -343,156 +326,4 @@ fn crypt_impl<const NR: usize, const WIDE: bool>(
         unsafe { core::ptr::write_volatile(r, _mm_setzero_si128()) };
     }
     tag
-}
-
-/// The VAES + VPCLMULQDQ (AVX-512) path: 16 blocks per iteration in four
-/// 512-bit vectors, GHASH of 16 blocks against H^16..H^1 per reduction;
-/// the AES-NI loop above finishes the remainder.
-pub(crate) struct VaesClmul;
-
-impl Engine for VaesClmul {
-    type Key = Key;
-
-    fn available() -> bool {
-        cpu_vaes512::get()
-    }
-
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
-        if !cpu_vaes512::get() {
-            return None;
-        }
-        AesniClmul::new_key(rk, h)
-    }
-
-    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
-        // SAFETY: a `Key` is only built by `new_key`, after the CPU check.
-        unsafe {
-            match key.nr {
-                10 => crypt_impl::<10, true>(key, j0, aad, buf, encrypt),
-                12 => crypt_impl::<12, true>(key, j0, aad, buf, encrypt),
-                _ => crypt_impl::<14, true>(key, j0, aad, buf, encrypt),
-            }
-        }
-    }
-}
-
-/// XOR of the four 128-bit lanes.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn fold(v: __m512i) -> __m128i {
-    let a = _mm_xor_si128(
-        _mm512_extracti32x4_epi32::<0>(v),
-        _mm512_extracti32x4_epi32::<1>(v),
-    );
-    let b = _mm_xor_si128(
-        _mm512_extracti32x4_epi32::<2>(v),
-        _mm512_extracti32x4_epi32::<3>(v),
-    );
-    _mm_xor_si128(a, b)
-}
-
-/// Process whole 256-byte groups from offset 0; returns (acc, next counter,
-/// bytes done).
-///
-/// # Safety
-/// The CPU has the target features; `inp` is readable and `out` writable
-/// for `len` bytes (they may be equal).
-#[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx512f,avx512bw,vaes,vpclmulqdq")]
-unsafe fn wide<const NR: usize>(
-    key: &Key,
-    j0: &[u8; 16],
-    mut acc: __m128i,
-    mut ctr: u32,
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
-    encrypt: bool,
-) -> (__m128i, u32, usize) {
-    if len < 256 {
-        return (acc, ctr, 0);
-    }
-    let mut rk = [_mm512_setzero_si512(); 15];
-    for (r, k) in rk.iter_mut().zip(key.rk.iter()).take(NR + 1) {
-        *r = _mm512_broadcast_i32x4(ld(k));
-    }
-    // p[k] lane j = H^(16 - (4k + j)).
-    let mut t = [[0u8; 16]; 16];
-    for (i, x) in t.iter_mut().enumerate() {
-        *x = key.h[15 - i];
-    }
-    let mut p = [_mm512_setzero_si512(); 4];
-    for (k, v) in p.iter_mut().enumerate() {
-        // SAFETY: t[4k..4k+4] is 64 readable bytes.
-        *v = unsafe { _mm512_loadu_si512(t.as_ptr().add(4 * k).cast()) };
-    }
-    t.zeroize();
-    let rev = _mm512_broadcast_i32x4(_mm_set_epi8(
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    ));
-    let cswap = _mm512_broadcast_i32x4(_mm_set_epi8(
-        12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-    ));
-    let inc = _mm512_broadcast_i32x4(_mm_set_epi32(16, 0, 0, 0));
-    // Counter blocks with the counter word little-endian (so it can be
-    // added to); `cswap` turns them into real counter blocks.
-    let mut c = [[0u8; 16]; 16];
-    for (i, b) in c.iter_mut().enumerate() {
-        b[..12].copy_from_slice(&j0[..12]);
-        b[12..].copy_from_slice(&ctr.wrapping_add(i as u32).to_le_bytes());
-    }
-    let mut ctrs = [_mm512_setzero_si512(); 4];
-    for (k, v) in ctrs.iter_mut().enumerate() {
-        // SAFETY: c[4k..4k+4] is 64 readable bytes.
-        *v = unsafe { _mm512_loadu_si512(c.as_ptr().add(4 * k).cast()) };
-    }
-    let mut off = 0usize;
-    while len - off >= 256 {
-        let mut x = [_mm512_setzero_si512(); 4];
-        for k in 0..4 {
-            x[k] = _mm512_xor_si512(_mm512_shuffle_epi8(ctrs[k], cswap), rk[0]);
-            ctrs[k] = _mm512_add_epi32(ctrs[k], inc);
-        }
-        let mut d = [_mm512_setzero_si512(); 4];
-        for (k, v) in d.iter_mut().enumerate() {
-            // SAFETY: off + 64k + 64 <= len.
-            *v = unsafe { _mm512_loadu_si512(inp.add(off + 64 * k).cast()) };
-        }
-        for r in 1..NR {
-            for v in x.iter_mut() {
-                *v = _mm512_aesenc_epi128(*v, rk[r]);
-            }
-        }
-        let mut ct = [_mm512_setzero_si512(); 4];
-        for k in 0..4 {
-            let ks = _mm512_aesenclast_epi128(x[k], rk[NR]);
-            let o = _mm512_xor_si512(d[k], ks);
-            // SAFETY: off + 64k + 64 <= len.
-            unsafe { _mm512_storeu_si512(out.add(off + 64 * k).cast(), o) };
-            ct[k] = if encrypt { o } else { d[k] };
-        }
-        let (mut lo, mut mid, mut hi) = (
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-        );
-        for k in 0..4 {
-            let mut y = _mm512_shuffle_epi8(ct[k], rev);
-            if k == 0 {
-                y = _mm512_xor_si512(y, _mm512_zextsi128_si512(acc));
-            }
-            lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(y, p[k], 0x00));
-            hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(y, p[k], 0x11));
-            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(y, p[k], 0x01));
-            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(y, p[k], 0x10));
-        }
-        acc = reduce((fold(lo), fold(mid), fold(hi)));
-        ctr = ctr.wrapping_add(16);
-        off += 256;
-    }
-    for v in rk.iter_mut().chain(p.iter_mut()) {
-        // SAFETY: valid exclusive reference.
-        unsafe { core::ptr::write_volatile(v, _mm512_setzero_si512()) };
-    }
-    (acc, ctr, off)
 }

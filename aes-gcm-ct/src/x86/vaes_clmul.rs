@@ -1,0 +1,808 @@
+//! AES-GCM with VAES + VPCLMULQDQ, CTR and GHASH stitched (x86_64), one
+//! body for two vector widths: 512-bit (AVX-512: `vaes-clmul`) and 256-bit
+//! (AVX2: `vaes-avx2-clmul`, for CPUs with VAES but no AVX-512 such as
+//! Zen 3 and Alder Lake).
+//!
+//! Technique: the aggregated-reduction GHASH of Gueron and Kounavis
+//! ("Intel Carry-Less Multiplication Instruction and its Usage for
+//! Computing the GCM Mode", rev. 2.02), in the GHASH-through-POLYVAL form of
+//! RFC 8452 appendix A (byte-reversed blocks, H as `mulX_POLYVAL(H)`,
+//! Montgomery reduction), carried to vectors of L = 4 (or 2) 128-bit lanes
+//! as in the VAES designs of Drucker, Gueron and Krasnov ("Making AES great
+//! again: the forthcoming vectorized AES instruction", 2018) and Eric
+//! Biggers' AVX10/AVX2 AES-GCM for the Linux kernel and BoringSSL (read for
+//! the structure; this code is written independently).
+//!
+//! * Main loop: B = 4L blocks per iteration (16 with 512-bit vectors, 8
+//!   with 256-bit), four vectors. Their AES rounds are interleaved with the
+//!   16 `vpclmulqdq` (schoolbook, 4 per vector) of B ciphertext blocks
+//!   against H^B..H^1 and one Montgomery reduction per B blocks. Encryption
+//!   hashes the previous iteration's ciphertext (software pipelining: the
+//!   multiplies never wait for the current AES), decryption the current
+//!   input.
+//! * Remainder (< B blocks, last one partial): ONE vectorised pass, not a
+//!   block loop: the last vector is loaded/stored with a byte mask
+//!   (AVX-512BW) or through a 32-byte stack copy (AVX2), the n data blocks
+//!   are multiplied by H^(n+1)..H^2 and the lengths block by H^1, and all
+//!   of it (remainder + lengths block) costs one reduction. The key holds
+//!   H^20..H^1 highest first (plus four zero blocks) so the powers for any
+//!   remainder are one unaligned vector load each.
+//! * AAD: the same aggregated hashing (B blocks per reduction, then one
+//!   masked pass for the rest).
+//! * E(J0) (the tag mask): one 128-bit AES-NI block at the start; it
+//!   overlaps with everything else.
+//!
+//! Cost per B blocks: B x NR `vaesenc` lanes (NR / 4 or NR / 2 instructions
+//! per block) + 16 `vpclmulqdq` + 2 `pclmulqdq`; per message: E(J0), one
+//! reduction for remainder + lengths (+ one per AAD batch/remainder).
+//!
+//! Register plan (LLVM allocates): 4 AES states, 3 accumulators, 4 hash
+//! inputs, 4 power vectors; round keys broadcast once per message (memory
+//! operands from the stack copy when registers run out).
+//!
+//! Constant time: loop bounds, the vector count of the remainder and the
+//! masks depend on the public lengths only.
+
+use super::aesni_clmul::{bswap, ld, mul, reduce, st};
+use crate::{Block, backend::Engine};
+use aead::inout::InOutBuf;
+use core::arch::x86_64::*;
+use zeroize::Zeroize;
+
+cpufeatures::new!(
+    cpu_vaes512,
+    "aes",
+    "pclmulqdq",
+    "sse2",
+    "ssse3",
+    "sse4.1",
+    "avx",
+    "avx2",
+    "avx512f",
+    "avx512bw",
+    "vaes",
+    "vpclmulqdq"
+);
+cpufeatures::new!(
+    cpu_vaes256,
+    "aes",
+    "pclmulqdq",
+    "sse2",
+    "ssse3",
+    "sse4.1",
+    "avx",
+    "avx2",
+    "vaes",
+    "vpclmulqdq"
+);
+
+/// Number of H powers the key holds (H^20..H^1), then `PAD` zero blocks.
+const NPOW: usize = 20;
+const PAD: usize = 4;
+
+/// Round keys and `h[i]` = H^(20 - i) for i < 20 (POLYVAL form), four zero
+/// blocks after. Wiped on drop.
+pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
+
+fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Key {
+    let (mut key, mut h1) = Key::new(rk, h);
+    // SAFETY: only called after a CPU check that includes PCLMULQDQ.
+    unsafe { powers(h1, &mut key.h) };
+    h1.zeroize();
+    key
+}
+
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn powers(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
+    let h = ld(&h1.to_le_bytes());
+    let mut p = h;
+    out[NPOW - 1] = st(h);
+    for i in (0..NPOW - 1).rev() {
+        p = reduce(mul(p, h));
+        out[i] = st(p);
+    }
+}
+
+/// The AVX-512 path (CPU check: AES-NI, PCLMULQDQ, AVX-512F/BW, VAES,
+/// VPCLMULQDQ).
+pub(crate) struct VaesClmul;
+
+impl Engine for VaesClmul {
+    type Key = Key;
+
+    fn available() -> bool {
+        cpu_vaes512::get()
+    }
+
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
+        cpu_vaes512::get().then(|| new_key(rk, h))
+    }
+
+    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+        let len = buf.len();
+        let (inp, out) = buf.into_raw();
+        // SAFETY: a `Key` of this path is only built after its CPU check;
+        // `inp`/`out` are valid for `len` bytes (`InOutBuf`).
+        unsafe {
+            match key.nr {
+                10 => crypt512::<10>(key, j0, aad, inp, out, len, encrypt),
+                12 => crypt512::<12>(key, j0, aad, inp, out, len, encrypt),
+                _ => crypt512::<14>(key, j0, aad, inp, out, len, encrypt),
+            }
+        }
+    }
+}
+
+/// The AVX2 path (CPU check: AES-NI, PCLMULQDQ, AVX2, VAES, VPCLMULQDQ).
+pub(crate) struct VaesAvx2Clmul;
+
+impl Engine for VaesAvx2Clmul {
+    type Key = Key;
+
+    fn available() -> bool {
+        cpu_vaes256::get()
+    }
+
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
+        cpu_vaes256::get().then(|| new_key(rk, h))
+    }
+
+    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+        let len = buf.len();
+        let (inp, out) = buf.into_raw();
+        // SAFETY: a `Key` of this path is only built after its CPU check;
+        // `inp`/`out` are valid for `len` bytes (`InOutBuf`).
+        unsafe {
+            match key.nr {
+                10 => crypt256::<10>(key, j0, aad, inp, out, len, encrypt),
+                12 => crypt256::<12>(key, j0, aad, inp, out, len, encrypt),
+                _ => crypt256::<14>(key, j0, aad, inp, out, len, encrypt),
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[target_feature(
+    enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq"
+)]
+unsafe fn crypt512<const NR: usize>(
+    key: &Key,
+    j0: &Block,
+    aad: &[u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    encrypt: bool,
+) -> Block {
+    // SAFETY: the caller's contract; `Z` needs exactly these features.
+    unsafe { body::<Z, NR>(key, j0, aad, inp, out, len, encrypt) }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
+unsafe fn crypt256<const NR: usize>(
+    key: &Key,
+    j0: &Block,
+    aad: &[u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    encrypt: bool,
+) -> Block {
+    // SAFETY: the caller's contract; `Y` needs exactly these features.
+    unsafe { body::<Y, NR>(key, j0, aad, inp, out, len, encrypt) }
+}
+
+/// A vector of `L` 128-bit lanes. The implementations are only used inside
+/// `crypt512` / `crypt256`, entered after the matching CPU check, and are
+/// inlined there (so the intrinsics run with those target features).
+///
+/// # Safety
+/// Every method requires the CPU features of its width (see the CPU
+/// checks above).
+trait Lanes: Copy {
+    const L: usize;
+    unsafe fn zero() -> Self;
+    unsafe fn bcast(x: __m128i) -> Self;
+    /// `x` in lane 0, zero elsewhere.
+    unsafe fn lane0(x: __m128i) -> Self;
+    /// The counter word (dword 3) of lane i = i, all else zero.
+    unsafe fn lane_index() -> Self;
+    unsafe fn load(p: *const u8) -> Self;
+    unsafe fn store(p: *mut u8, v: Self);
+    /// `n` (1..=16L) bytes from `p`, zero above.
+    unsafe fn load_part(p: *const u8, n: usize) -> Self;
+    /// Store the low `n` (1..=16L) bytes of `v` to `p`; returns `v` with
+    /// the bytes above `n` zeroed.
+    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self;
+    unsafe fn xor(self, b: Self) -> Self;
+    unsafe fn add32(self, b: Self) -> Self;
+    unsafe fn shuf(self, m: Self) -> Self;
+    unsafe fn aesenc(self, k: Self) -> Self;
+    unsafe fn aesenclast(self, k: Self) -> Self;
+    unsafe fn clmul<const I: i32>(self, b: Self) -> Self;
+    /// XOR of the lanes.
+    unsafe fn fold(self) -> __m128i;
+}
+
+/// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
+#[derive(Clone, Copy)]
+struct Z(__m512i);
+
+/// 256-bit vector (AVX2 + VAES + VPCLMULQDQ).
+#[derive(Clone, Copy)]
+struct Y(__m256i);
+
+// SAFETY (all methods of both impls): each is a thin wrapper over the named
+// intrinsics; the caller guarantees the CPU features (trait contract), and
+// the pointer methods forward the caller's guarantee of readable/writable
+// bytes.
+impl Lanes for Z {
+    const L: usize = 4;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_setzero_si512()) }
+    }
+    #[inline(always)]
+    unsafe fn bcast(x: __m128i) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_broadcast_i32x4(x)) }
+    }
+    #[inline(always)]
+    unsafe fn lane0(x: __m128i) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_zextsi128_si512(x)) }
+    }
+    #[inline(always)]
+    unsafe fn lane_index() -> Self {
+        // SAFETY: see the impl comment.
+        unsafe {
+            Z(_mm512_set_epi32(
+                3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+            ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: see the impl comment (64 readable bytes).
+        unsafe { Z(_mm512_loadu_si512(p.cast())) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: Self) {
+        // SAFETY: see the impl comment (64 writable bytes).
+        unsafe { _mm512_storeu_si512(p.cast(), v.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_part(p: *const u8, n: usize) -> Self {
+        let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+        // SAFETY: see the impl comment; a masked load touches only the
+        // `n` selected bytes (no fault or access beyond them).
+        unsafe { Z(_mm512_maskz_loadu_epi8(m, p.cast())) }
+    }
+    #[inline(always)]
+    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
+        let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+        // SAFETY: see the impl comment; the masked store writes only the
+        // `n` selected bytes.
+        unsafe {
+            _mm512_mask_storeu_epi8(p.cast(), m, v.0);
+            Z(_mm512_maskz_mov_epi8(m, v.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_xor_si512(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add32(self, b: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_add_epi32(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn shuf(self, m: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_shuffle_epi8(self.0, m.0)) }
+    }
+    #[inline(always)]
+    unsafe fn aesenc(self, k: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_aesenc_epi128(self.0, k.0)) }
+    }
+    #[inline(always)]
+    unsafe fn aesenclast(self, k: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_aesenclast_epi128(self.0, k.0)) }
+    }
+    #[inline(always)]
+    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Z(_mm512_clmulepi64_epi128::<I>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        // SAFETY: see the impl comment.
+        unsafe {
+            let a = _mm256_xor_si256(
+                _mm512_castsi512_si256(self.0),
+                _mm512_extracti64x4_epi64::<1>(self.0),
+            );
+            _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
+        }
+    }
+}
+
+impl Lanes for Y {
+    const L: usize = 2;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_setzero_si256()) }
+    }
+    #[inline(always)]
+    unsafe fn bcast(x: __m128i) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_broadcastsi128_si256(x)) }
+    }
+    #[inline(always)]
+    unsafe fn lane0(x: __m128i) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_zextsi128_si256(x)) }
+    }
+    #[inline(always)]
+    unsafe fn lane_index() -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_set_epi32(1, 0, 0, 0, 0, 0, 0, 0)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: see the impl comment (32 readable bytes).
+        unsafe { Y(_mm256_loadu_si256(p.cast())) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: Self) {
+        // SAFETY: see the impl comment (32 writable bytes).
+        unsafe { _mm256_storeu_si256(p.cast(), v.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_part(p: *const u8, n: usize) -> Self {
+        let n = n.min(32);
+        let mut t = [0u8; 32];
+        // SAFETY: see the impl comment (`n` readable bytes; `t` holds 32).
+        let v = unsafe {
+            core::ptr::copy_nonoverlapping(p, t.as_mut_ptr(), n);
+            Y(_mm256_loadu_si256(t.as_ptr().cast()))
+        };
+        wipe(&mut t);
+        v
+    }
+    #[inline(always)]
+    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
+        let n = n.min(32);
+        let mut t = [0u8; 32];
+        // SAFETY: see the impl comment (`n` writable bytes; `t` holds 32).
+        let r = unsafe {
+            _mm256_storeu_si256(t.as_mut_ptr().cast(), v.0);
+            core::ptr::copy_nonoverlapping(t.as_ptr(), p, n);
+            t[n..].fill(0);
+            Y(_mm256_loadu_si256(t.as_ptr().cast()))
+        };
+        wipe(&mut t);
+        r
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_xor_si256(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add32(self, b: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_add_epi32(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn shuf(self, m: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_shuffle_epi8(self.0, m.0)) }
+    }
+    #[inline(always)]
+    unsafe fn aesenc(self, k: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_aesenc_epi128(self.0, k.0)) }
+    }
+    #[inline(always)]
+    unsafe fn aesenclast(self, k: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_aesenclast_epi128(self.0, k.0)) }
+    }
+    #[inline(always)]
+    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
+        // SAFETY: see the impl comment.
+        unsafe { Y(_mm256_clmulepi64_epi128::<I>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        // SAFETY: see the impl comment.
+        unsafe {
+            _mm_xor_si128(
+                _mm256_castsi256_si128(self.0),
+                _mm256_extracti128_si256::<1>(self.0),
+            )
+        }
+    }
+}
+
+/// Overwrite a stack buffer that held message bytes.
+#[inline(always)]
+fn wipe<const N: usize>(t: &mut [u8; N]) {
+    t.zeroize();
+}
+
+/// Unreduced sums (lo, mid, hi) of products.
+type Acc<V> = (V, V, V);
+
+/// `s += y * h` (schoolbook, 4 `vpclmulqdq`).
+#[inline(always)]
+unsafe fn mul_acc<V: Lanes>(s: &mut Acc<V>, y: V, h: V) {
+    // SAFETY: the trait contract is the caller's.
+    unsafe {
+        s.0 = s.0.xor(y.clmul::<0x00>(h));
+        s.1 = s.1.xor(y.clmul::<0x01>(h)).xor(y.clmul::<0x10>(h));
+        s.2 = s.2.xor(y.clmul::<0x11>(h));
+    }
+}
+
+/// Fold the lanes of `s`, add `extra` (128-bit parts), reduce.
+#[inline(always)]
+unsafe fn finish<V: Lanes>(s: Acc<V>, extra: (__m128i, __m128i, __m128i)) -> __m128i {
+    // SAFETY: the trait contract is the caller's (its features include
+    // PCLMULQDQ and SSE2 for `reduce`).
+    unsafe {
+        reduce((
+            _mm_xor_si128(s.0.fold(), extra.0),
+            _mm_xor_si128(s.1.fold(), extra.1),
+            _mm_xor_si128(s.2.fold(), extra.2),
+        ))
+    }
+}
+
+/// Constants of one message.
+struct Ctx<V> {
+    /// Byte reversal of each lane (GHASH blocks to POLYVAL order).
+    rev: V,
+    /// Turns a counter block with a little-endian counter word into the
+    /// real (big-endian) counter block.
+    cswap: V,
+    /// The H power table (`Key::h`) as bytes.
+    hp: *const u8,
+}
+
+impl<V: Lanes> Ctx<V> {
+    /// Powers for `n` consecutive blocks ending with H^`last`, as vector k
+    /// of 4: lane j holds H^(last + n - 1 - (L k + j)).
+    #[inline(always)]
+    unsafe fn pow(&self, n: usize, last: usize, k: usize) -> V {
+        let i = NPOW + 1 - last - n + V::L * k;
+        // SAFETY: i + L <= NPOW + PAD for every call (n <= 4L, last >= 1;
+        // lanes past the n blocks read the zero padding or higher powers,
+        // multiplied by zero blocks).
+        unsafe { V::load(self.hp.add(16 * i)) }
+    }
+}
+
+/// Hash `NV` vectors of `n` bytes (the last one partial) into an
+/// unreduced sum against powers ending with H^`last`; `acc` is added to
+/// the first block.
+#[inline(always)]
+unsafe fn hash_part<V: Lanes, const NV: usize>(
+    c: &Ctx<V>,
+    p: *const u8,
+    n: usize,
+    acc: __m128i,
+    last: usize,
+) -> Acc<V> {
+    // SAFETY: the caller's contract: the features, `n` readable bytes.
+    unsafe {
+        let nb = n.div_ceil(16);
+        let mut s = (V::zero(), V::zero(), V::zero());
+        for k in 0..NV {
+            let x = if k + 1 < NV {
+                V::load(p.add(16 * V::L * k))
+            } else {
+                V::load_part(p.add(16 * V::L * k), n - 16 * V::L * k)
+            };
+            let mut y = x.shuf(c.rev);
+            if k == 0 {
+                y = y.xor(V::lane0(acc));
+            }
+            mul_acc(&mut s, y, c.pow(nb, last, k));
+        }
+        s
+    }
+}
+
+/// GHASH of the AAD (whole, zero-padded) from zero.
+#[inline(always)]
+unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; 4], aad: &[u8]) -> __m128i {
+    // SAFETY: the caller's contract (features); all reads are within `aad`.
+    unsafe {
+        let bb = 64 * V::L;
+        let z = _mm_setzero_si128();
+        let mut acc = z;
+        let p = aad.as_ptr();
+        let mut off = 0;
+        while aad.len() - off >= bb {
+            let mut s = (V::zero(), V::zero(), V::zero());
+            for (k, h) in pm.iter().enumerate() {
+                let mut y = V::load(p.add(off + 16 * V::L * k)).shuf(c.rev);
+                if k == 0 {
+                    y = y.xor(V::lane0(acc));
+                }
+                mul_acc(&mut s, y, *h);
+            }
+            acc = finish(s, (z, z, z));
+            off += bb;
+        }
+        let r = aad.len() - off;
+        let q = p.add(off);
+        let s = match r.div_ceil(16 * V::L) {
+            0 => return acc,
+            1 => hash_part::<V, 1>(c, q, r, acc, 1),
+            2 => hash_part::<V, 2>(c, q, r, acc, 1),
+            3 => hash_part::<V, 3>(c, q, r, acc, 1),
+            _ => hash_part::<V, 4>(c, q, r, acc, 1),
+        };
+        finish(s, (z, z, z))
+    }
+}
+
+/// The remainder (`r` < 64L bytes, `NV` vectors) and the lengths block:
+/// CTR over the remainder, GHASH of remainder and `lens`, one reduction.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
+    c: &Ctx<V>,
+    rk: &[V; 15],
+    ctrs: &[V; 4],
+    acc: __m128i,
+    inp: *const u8,
+    out: *mut u8,
+    r: usize,
+    encrypt: bool,
+    lens: __m128i,
+    h1: __m128i,
+) -> __m128i {
+    // SAFETY: the caller's contract: the features, `r` readable bytes at
+    // `inp` and writable at `out`.
+    unsafe {
+        let part = |k: usize| r - 16 * V::L * k;
+        let mut x = [V::zero(); NV];
+        for (v, ctr) in x.iter_mut().zip(ctrs) {
+            *v = ctr.shuf(c.cswap).xor(rk[0]);
+        }
+        let mut s = (V::zero(), V::zero(), V::zero());
+        let mut d = [V::zero(); NV];
+        for (k, v) in d.iter_mut().enumerate() {
+            *v = if k + 1 < NV {
+                V::load(inp.add(16 * V::L * k))
+            } else {
+                V::load_part(inp.add(16 * V::L * k), part(k))
+            };
+        }
+        let nb = r.div_ceil(16);
+        if !encrypt {
+            for (k, v) in d.iter().enumerate() {
+                let mut y = v.shuf(c.rev);
+                if k == 0 {
+                    y = y.xor(V::lane0(acc));
+                }
+                mul_acc(&mut s, y, c.pow(nb, 2, k));
+            }
+        }
+        for key in rk.iter().take(NR).skip(1) {
+            for v in x.iter_mut() {
+                *v = v.aesenc(*key);
+            }
+        }
+        for k in 0..NV {
+            let o = d[k].xor(x[k].aesenclast(rk[NR]));
+            let o = if k + 1 < NV {
+                V::store(out.add(16 * V::L * k), o);
+                o
+            } else {
+                V::store_part(out.add(16 * V::L * k), o, part(k))
+            };
+            if encrypt {
+                let mut y = o.shuf(c.rev);
+                if k == 0 {
+                    y = y.xor(V::lane0(acc));
+                }
+                mul_acc(&mut s, y, c.pow(nb, 2, k));
+            }
+        }
+        let l = if NV == 0 {
+            _mm_xor_si128(lens, acc)
+        } else {
+            lens
+        };
+        finish(s, mul(l, h1))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn body<V: Lanes, const NR: usize>(
+    key: &Key,
+    j0: &Block,
+    aad: &[u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    encrypt: bool,
+) -> Block {
+    // SAFETY: the caller's contract: the CPU features of `V` (which include
+    // AES-NI, PCLMULQDQ, SSSE3, SSE4.1), `inp` readable and `out` writable
+    // for `len` bytes (possibly equal). Every offset below stays within
+    // `len` (loop conditions, `r` = the rest).
+    unsafe {
+        let l = V::L;
+        let bb = 64 * l;
+        // E(J0) first: independent of everything below.
+        let j0v = ld(&j0.0);
+        let mut m = _mm_xor_si128(j0v, ld(&key.rk[0]));
+        for k in key.rk.iter().take(NR).skip(1) {
+            m = _mm_aesenc_si128(m, ld(k));
+        }
+        let mask = _mm_aesenclast_si128(m, ld(&key.rk[NR]));
+
+        let mut rk = [V::zero(); 15];
+        for (r, k) in rk.iter_mut().zip(key.rk.iter()).take(NR + 1) {
+            *r = V::bcast(ld(k));
+        }
+        let c = Ctx {
+            rev: V::bcast(_mm_set_epi8(
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+            )),
+            cswap: V::bcast(_mm_set_epi8(
+                12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+            )),
+            hp: key.h.as_ptr().cast::<u8>(),
+        };
+        // Powers of the main loop: block j of a batch gets H^(4L - j).
+        let mut pm = [V::zero(); 4];
+        for (k, p) in pm.iter_mut().enumerate() {
+            *p = c.pow(4 * l, 1, k);
+        }
+
+        let mut acc = if aad.is_empty() {
+            _mm_setzero_si128()
+        } else {
+            hash_aad(&c, &pm, aad)
+        };
+
+        // Counter blocks with the counter word little-endian, so it can be
+        // added to; `cswap` makes the real block. The 32-bit add wraps as
+        // GCM's inc32 does.
+        let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+        let mut b = [0u8; 16];
+        b[..12].copy_from_slice(&j0[..12]);
+        b[12..].copy_from_slice(&ctr0.to_le_bytes());
+        let base = V::bcast(ld(&b)).add32(V::lane_index());
+        let step = V::bcast(_mm_set_epi32(l as i32, 0, 0, 0));
+        let step4 = V::bcast(_mm_set_epi32(4 * l as i32, 0, 0, 0));
+        let mut ctrs = [base; 4];
+        for k in 1..4 {
+            ctrs[k] = ctrs[k - 1].add32(step);
+        }
+
+        let mut off = 0usize;
+        if encrypt {
+            // Software pipelined: the multiplies of batch i - 1's
+            // ciphertext run between batch i's AES rounds.
+            let mut prev = [V::zero(); 4];
+            let mut have_prev = false;
+            while len - off >= bb {
+                let mut x = [V::zero(); 4];
+                for k in 0..4 {
+                    x[k] = ctrs[k].shuf(c.cswap).xor(rk[0]);
+                    ctrs[k] = ctrs[k].add32(step4);
+                }
+                let mut s = (V::zero(), V::zero(), V::zero());
+                let mut y = [V::zero(); 4];
+                if have_prev {
+                    for k in 0..4 {
+                        y[k] = prev[k].shuf(c.rev);
+                    }
+                    y[0] = y[0].xor(V::lane0(acc));
+                }
+                for r in 1..NR {
+                    for v in x.iter_mut() {
+                        *v = v.aesenc(rk[r]);
+                    }
+                    if have_prev && (2..6).contains(&r) {
+                        mul_acc(&mut s, y[r - 2], pm[r - 2]);
+                    }
+                }
+                if have_prev {
+                    let z = _mm_setzero_si128();
+                    acc = finish(s, (z, z, z));
+                }
+                for k in 0..4 {
+                    let p = off + 16 * l * k;
+                    let o = V::load(inp.add(p)).xor(x[k].aesenclast(rk[NR]));
+                    V::store(out.add(p), o);
+                    prev[k] = o;
+                }
+                have_prev = true;
+                off += bb;
+            }
+            if have_prev {
+                let mut s = (V::zero(), V::zero(), V::zero());
+                for k in 0..4 {
+                    let mut y = prev[k].shuf(c.rev);
+                    if k == 0 {
+                        y = y.xor(V::lane0(acc));
+                    }
+                    mul_acc(&mut s, y, pm[k]);
+                }
+                let z = _mm_setzero_si128();
+                acc = finish(s, (z, z, z));
+            }
+        } else {
+            while len - off >= bb {
+                let mut x = [V::zero(); 4];
+                let mut y = [V::zero(); 4];
+                for k in 0..4 {
+                    x[k] = ctrs[k].shuf(c.cswap).xor(rk[0]);
+                    ctrs[k] = ctrs[k].add32(step4);
+                    y[k] = V::load(inp.add(off + 16 * l * k));
+                }
+                let d = y;
+                for v in y.iter_mut() {
+                    *v = v.shuf(c.rev);
+                }
+                y[0] = y[0].xor(V::lane0(acc));
+                let mut s = (V::zero(), V::zero(), V::zero());
+                for r in 1..NR {
+                    for v in x.iter_mut() {
+                        *v = v.aesenc(rk[r]);
+                    }
+                    if (1..5).contains(&r) {
+                        mul_acc(&mut s, y[r - 1], pm[r - 1]);
+                    }
+                }
+                let z = _mm_setzero_si128();
+                acc = finish(s, (z, z, z));
+                for k in 0..4 {
+                    let o = d[k].xor(x[k].aesenclast(rk[NR]));
+                    V::store(out.add(off + 16 * l * k), o);
+                }
+                off += bb;
+            }
+        }
+
+        let mut lens = [0u8; 16];
+        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+        lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
+        let lens = bswap(ld(&lens));
+        let h1 = ld(&key.h[NPOW - 1]);
+        let r = len - off;
+        let (i, o) = (inp.add(off), out.add(off));
+        acc = match r.div_ceil(16 * l) {
+            0 => tail::<V, NR, 0>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            1 => tail::<V, NR, 1>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            2 => tail::<V, NR, 2>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            3 => tail::<V, NR, 3>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            _ => tail::<V, NR, 4>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+        };
+        let tag = Block::from(st(_mm_xor_si128(bswap(acc), mask)));
+
+        for v in rk.iter_mut().chain(pm.iter_mut()) {
+            // SAFETY: valid exclusive reference.
+            core::ptr::write_volatile(v, V::zero());
+        }
+        tag
+    }
+}
