@@ -16,8 +16,8 @@
 //! features compile backends out; [`crate::Aes128::new_with_backend`] asks
 //! for one at run time and fails with [`UnsupportedBackend`].
 
-use crate::schedule::Schedule;
-use cipher::{BlockCipherDecClosure, BlockCipherEncClosure, consts::U16};
+use crate::{Block, schedule::Schedule};
+use cipher::{BlockCipherDecClosure, BlockCipherEncClosure, consts::U16, inout::InOutBuf};
 
 /// What a backend module provides.
 pub(crate) trait Engine {
@@ -37,6 +37,22 @@ pub(crate) trait Engine {
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     );
+    /// CTR with a 32-bit big-endian counter (`crate::ctr`): XOR `blocks`
+    /// with the encryptions of `nonce || BE32(ctr + i)`, `i = 0, 1, ...`
+    /// (mod 2^32). The default runs inside one [`Engine::encrypt`] call,
+    /// counter blocks built in batches of the backend's `ParBlocksSize`
+    /// (so a backend that converts its key per call converts once), and
+    /// wipes its keystream buffer. A backend overrides it with a fused
+    /// loop.
+    #[inline]
+    fn ctr32<const NR: usize>(
+        key: &Self::Key<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, Block>,
+    ) {
+        Self::encrypt(key, crate::ctr::Ctr32Closure::new(nonce, ctr, blocks))
+    }
 }
 
 /// The CPU check of engine `E` (used by the generated `Backend`).
@@ -87,6 +103,11 @@ macro_rules! backends {
             #[inline]
             pub(crate) fn decrypt(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
                 match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::decrypt(k, f), )* }
+            }
+
+            #[inline]
+            pub(crate) fn ctr32(&self, nonce: &[u8; 12], ctr: u32, blocks: InOutBuf<'_, '_, Block>) {
+                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::ctr32(k, nonce, ctr, blocks), )* }
             }
         }
     };

@@ -126,6 +126,30 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     fn policy(_: Self::Token) -> Policy {
         POLICY
     }
+    /// CTR over whole batches (`blocks.len()` a multiple of `Batch`):
+    /// XOR `blocks` with the encryptions of `nonce || BE32(ctr + i)`
+    /// (mod 2^32). Default: counter blocks built per batch,
+    /// [`Bitsliced::encrypt_batch`], whole-block XOR, keystream buffer
+    /// wiped. armv7 overrides it with an assembly loop.
+    #[inline(always)]
+    fn ctr32_batches<const NR: usize>(
+        k: &Self::Key<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, Block>,
+    ) {
+        let mut ks: Array<Block, Self::Batch> = Default::default();
+        let mut c = ctr;
+        let (chunks, rest) = blocks.into_chunks::<Self::Batch>();
+        debug_assert!(rest.is_empty());
+        for chunk in chunks {
+            crate::ctr::fill_counters(&mut ks, nonce, c);
+            c = c.wrapping_add(Self::Batch::U32);
+            Self::encrypt_batch(k, (&mut ks).into());
+            crate::ctr::xor_blocks(chunk.into_buf(), &ks);
+        }
+        crate::ctr::wipe(&mut ks);
+    }
     /// Decrypt 1 to `Batch - 1` blocks (see [`Bitsliced::encrypt_short`]).
     #[inline(always)]
     fn decrypt_short<const NR: usize>(k: &Self::Key<NR>, b: InOutBuf<'_, '_, Block>) {
@@ -257,6 +281,48 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
             be.conv.get().is_some()
         }
         if call(key, f) {
+            scrub_stack();
+        }
+    }
+
+    /// The policy with a fused batch loop: the first
+    /// [`Policy::vpaes_batches`] batches through vpaes, the remaining full
+    /// batches through [`Bitsliced::ctr32_batches`] with the key converted
+    /// once, the tail (fewer than a batch) by the tail policy of
+    /// `encrypt_tail_blocks`.
+    fn ctr32<const NR: usize>(
+        key: &Self::Key<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, Block>,
+    ) {
+        #[inline(never)]
+        fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+            key: &HybridKey<V, B, NR>,
+            nonce: &[u8; 12],
+            ctr: u32,
+            blocks: InOutBuf<'_, '_, Block>,
+        ) -> bool {
+            let be = HybridBackend::<V, B, NR> {
+                key,
+                conv: OnceCell::new(),
+                batches: Cell::new(0),
+            };
+            let batch = B::Batch::USIZE;
+            let full = blocks.len() / batch;
+            let lead = B::policy(key.bt).vpaes_batches.min(full) * batch;
+            let (head, rest) = blocks.split_at(lead);
+            crate::ctr::ctr32_with_backend(&be, nonce, ctr, head);
+            let ctr = ctr.wrapping_add(lead as u32);
+            let (mid, tail) = rest.split_at(full * batch - lead);
+            let m = mid.len();
+            if m > 0 {
+                B::ctr32_batches(be.enc_key_from_single(), nonce, ctr, mid);
+            }
+            crate::ctr::ctr32_with_backend(&be, nonce, ctr.wrapping_add(m as u32), tail);
+            be.conv.get().is_some()
+        }
+        if call(key, nonce, ctr, blocks) {
             scrub_stack();
         }
     }
@@ -576,6 +642,23 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for BsaesOnly<V, B> {
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     ) {
         f.call(&BatchBackend::<V, B, NR>(&key.dec, PhantomData))
+    }
+
+    /// Full batches through [`Bitsliced::ctr32_batches`], the tail as one
+    /// padded batch.
+    fn ctr32<const NR: usize>(
+        key: &Self::Key<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, Block>,
+    ) {
+        let full = blocks.len() / B::Batch::USIZE * B::Batch::USIZE;
+        let (mid, tail) = blocks.split_at(full);
+        if full > 0 {
+            B::ctr32_batches(&key.enc, nonce, ctr, mid);
+        }
+        let be = BatchBackend::<V, B, NR>(&key.enc, PhantomData);
+        crate::ctr::ctr32_with_backend(&be, nonce, ctr.wrapping_add(full as u32), tail);
     }
 }
 

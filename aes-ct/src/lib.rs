@@ -6,6 +6,11 @@
 //! them unchanged. Every backend is constant time: no branch, loop bound or
 //! memory index depends on the key or the data.
 //!
+//! [`Ctr32BE`] is CTR mode with a 32-bit big-endian counter, shaped like
+//! RustCrypto `ctr::Ctr32BE` (`aes_ct::Ctr32BE<aes_ct::Aes128>` replaces
+//! `ctr::Ctr32BE<aes::Aes128>`), with each backend's fused whole-block
+//! loop.
+//!
 //! The backend is chosen once per process ([`Backend::detected`]); a key
 //! can ask for a specific one with `new_with_backend` and tell which one it
 //! uses with `backend()`.
@@ -19,6 +24,7 @@ mod aarch64;
 #[cfg(all(target_arch = "arm", feature = "neon"))]
 mod arm;
 mod backend;
+mod ctr;
 #[doc(hidden)]
 pub mod hazmat;
 mod hybrid;
@@ -32,6 +38,7 @@ pub mod x86;
 
 use backend::Keys;
 pub use backend::{Backend, UnsupportedBackend};
+pub use ctr::{Ctr32BE, CtrCipher, CtrCore};
 
 use cipher::{
     AlgorithmName, Array, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncClosure,
