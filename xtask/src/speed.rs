@@ -4,8 +4,8 @@
 //! (`benches/src/bin/speed.rs`, one module per crate under
 //! `benches/src/speed/`). This command builds it twice in release mode:
 //! normally, and into `target/speed-soft` with
-//! `RUSTFLAGS='--cfg aes_backend="soft"'` so RustCrypto's `aes` uses its
-//! portable (fixslice) code. It then runs the first build, which measures
+//! `RUSTFLAGS='--cfg aes_backend="soft" --cfg polyval_backend="soft"'` so
+//! RustCrypto's `aes` and `ghash` use their portable code. It then runs the first build, which measures
 //! every aes-ct backend this CPU can run, RustCrypto auto-detected and
 //! OpenSSL, asks the second build for the RustCrypto-soft rows, and prints
 //! one table with ratios. Arguments are passed to the binary
@@ -25,7 +25,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     if !flags.is_empty() {
         flags.push(' ');
     }
-    flags.push_str(r#"--cfg aes_backend="soft""#);
+    flags.push_str(r#"--cfg aes_backend="soft" --cfg polyval_backend="soft""#);
     run(cargo()
         .args(["build", "--release", "-p", "benches", "--bin", "speed"])
         .env("CARGO_TARGET_DIR", &soft_dir)

@@ -22,7 +22,7 @@ macro_rules! suites {
 }
 
 // One name per measured crate, in print order.
-suites!(aes);
+suites!(aes, ghash);
 
 /// What a row is, for the ratio lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

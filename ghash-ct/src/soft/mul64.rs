@@ -1,73 +1,148 @@
-//! 64x64 -> 128 carry-less multiply from 64x64 -> 64 integer multiplies
-//! (`imul`: one micro-op, any registers), bit classes modulo 4.
+//! 64x64 -> 128 carry-less multiply from 64x64 -> 128 integer multiplies
+//! (one widening `mul` on x86_64, `mul` + `umulh` on aarch64), bit classes
+//! modulo 4.
 //!
-//! Technique: BearSSL `ghash_ctmul64.c` (Pornin): the low 64 bits of the
-//! carry-less product come from 16 truncated integer products of the four
-//! bit classes (a count reaches 16 only at positions 60..63, whose carry
-//! leaves the word); the high 64 bits are the low 64 bits of the product of
-//! the bit-reversed operands, reversed back and shifted by one. Our
-//! arrangement: the key's classes (and those of its reversal) are split
-//! once at key setup, products are XOR-summed per class over a whole run of
-//! blocks, and the masking and the output reversal are done once per run.
-//! Cost per 64x64 product: 32 multiplies and one bit reversal of the data;
-//! per run: 2 x 4 masks and one reversal.
+//! Technique: the "multiplication with holes" of BearSSL's
+//! `ghash_ctmul64.c` (Pornin), with full-width products instead of its
+//! truncated products plus bit reversal. A class of a 64-bit word has 16
+//! bits, so the count of coinciding bit pairs at one position of a class
+//! product can reach 16, one more than a 4-bit hole holds, and would carry
+//! into the next position of the same class. The key side therefore keeps
+//! only its low 60 bits in the classes (15 bits each: counts <= 15, no
+//! carry ever crosses a hole) and handles its top 4 bits apart: the
+//! carry-less product of x by the 4-bit value t = y >> 60 is
+//! `XOR over r of (x & mask_r) << r`, `mask_r` all-ones exactly when bit r of
+//! t is set (masks made once at key setup, no branch), shifted into place
+//! by 60.
+//!
+//! Our arrangement: the key's classes and masks are made once at key setup,
+//! products are XOR-summed per class over a whole run of blocks (the sums
+//! are masked once per run), and the data side is split into classes one
+//! class at a time, so the four 128-bit class sums are the only long-lived
+//! registers. Cost per 64x64 product: 16 widening multiplies (the old form:
+//! 32 truncated ones and a bit reversal of the data), 32 64-bit XORs and
+//! 4 masked XORs; per run: 4 masks and 4 shifts.
 
 use super::Form;
+use zeroize::Zeroize;
 
 /// Bits 0, 4, 8, ... of a 64-bit word.
 const M: u64 = 0x1111_1111_1111_1111;
+/// Bits 0, 4, 8, ... of a 128-bit word.
+const M2: u128 = (M as u128) << 64 | M as u128;
+/// The key bits that go into the classes (15 per class).
+const LOW60: u64 = (1 << 60) - 1;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mul64;
 
-#[inline(always)]
-fn classes(y: u64) -> [u64; 4] {
-    [y & M, y & M << 1, y & M << 2, y & M << 3]
+/// A key word: the classes of its low 60 bits, and one all-ones or
+/// all-zeros mask per top bit (bit 60 + r).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Y {
+    c: [u64; 4],
+    t: [u64; 4],
 }
 
-/// Low 64 bits of the carry-less sum over a run of `x_i * y_i`, with the
-/// key's plain (`R` = 0) or bit-reversed (`R` = 1) classes. Block by
-/// block, four class sums in registers, masked once at the end.
-#[inline(always)]
-fn low<const R: usize>(xs: impl Iterator<Item = u64>, ys: &[[[u64; 4]; 2]]) -> u64 {
-    let (mut z0, mut z1, mut z2, mut z3) = (0u64, 0u64, 0u64, 0u64);
-    for (x, y) in xs.zip(ys) {
-        let y = &y[R];
-        let (c0, c1, c2, c3) = (x & M, x & M << 1, x & M << 2, x & M << 3);
-        let m = |a: u64, b: u64| a.wrapping_mul(b);
-        z0 ^= m(c0, y[0]) ^ m(c1, y[3]) ^ m(c2, y[2]) ^ m(c3, y[1]);
-        z1 ^= m(c0, y[1]) ^ m(c1, y[0]) ^ m(c2, y[3]) ^ m(c3, y[2]);
-        z2 ^= m(c0, y[2]) ^ m(c1, y[1]) ^ m(c2, y[0]) ^ m(c3, y[3]);
-        z3 ^= m(c0, y[3]) ^ m(c1, y[2]) ^ m(c2, y[1]) ^ m(c3, y[0]);
+impl Zeroize for Y {
+    fn zeroize(&mut self) {
+        self.c.zeroize();
+        self.t.zeroize();
     }
-    z0 & M | z1 & M << 1 | z2 & M << 2 | z3 & M << 3
+}
+
+/// Class sums of a run: four unmasked 128-bit sums, and per top key bit r
+/// the XOR of the data words where that bit is set (shifted into place by
+/// 60 + r once per run).
+#[derive(Default)]
+pub(crate) struct Acc {
+    z: [u128; 4],
+    w: [u64; 4],
+}
+
+impl Zeroize for Acc {
+    fn zeroize(&mut self) {
+        self.z.zeroize();
+        self.w.zeroize();
+    }
+}
+
+/// Add the class products of `x * y` (low 60 bits of the key). Class i of
+/// x times class j of the key lands in class (i + j) mod 4.
+#[inline(always)]
+fn classes(z: &mut [u128; 4], x: u64, y: &[u64; 4]) {
+    let m = |a: u64, b: u64| a as u128 * b as u128;
+    let c = x & M;
+    z[0] ^= m(c, y[0]);
+    z[1] ^= m(c, y[1]);
+    z[2] ^= m(c, y[2]);
+    z[3] ^= m(c, y[3]);
+    let c = x & M << 1;
+    z[1] ^= m(c, y[0]);
+    z[2] ^= m(c, y[1]);
+    z[3] ^= m(c, y[2]);
+    z[0] ^= m(c, y[3]);
+    let c = x & M << 2;
+    z[2] ^= m(c, y[0]);
+    z[3] ^= m(c, y[1]);
+    z[0] ^= m(c, y[2]);
+    z[1] ^= m(c, y[3]);
+    let c = x & M << 3;
+    z[3] ^= m(c, y[0]);
+    z[0] ^= m(c, y[1]);
+    z[1] ^= m(c, y[2]);
+    z[2] ^= m(c, y[3]);
+}
+
+/// Add `x` to the sum of each top key bit that is set (masks, no branch).
+#[inline(always)]
+fn top(w: &mut [u64; 4], x: u64, t: &[u64; 4]) {
+    w[0] ^= x & t[0];
+    w[1] ^= x & t[1];
+    w[2] ^= x & t[2];
+    w[3] ^= x & t[3];
 }
 
 impl Form for Mul64 {
-    /// Classes of y and of its bit reversal.
-    type Y = [[u64; 4]; 2];
-    /// Unused by this form's `part` (kept for the generic interface).
-    type Acc = [u128; 1];
+    type Y = Y;
+    type Acc = Acc;
 
     #[inline(always)]
-    fn prep(y: u64) -> [[u64; 4]; 2] {
-        [classes(y), classes(y.reverse_bits())]
+    fn prep(y: u64) -> Y {
+        let l = y & LOW60;
+        Y {
+            c: [l & M, l & M << 1, l & M << 2, l & M << 3],
+            t: core::array::from_fn(|r| 0u64.wrapping_sub(y >> (60 + r) & 1)),
+        }
     }
 
     #[inline(always)]
-    fn acc(z: &mut [u128; 1], x: u64, y: &[[u64; 4]; 2]) {
-        z[0] ^= Self::part(&[x], core::slice::from_ref(y));
+    fn acc(a: &mut Acc, x: u64, y: &Y) {
+        classes(&mut a.z, x, &y.c);
+        top(&mut a.w, x, &y.t);
     }
 
     #[inline(always)]
-    fn fin(z: &[u128; 1]) -> u128 {
-        z[0]
+    fn fin(a: &Acc) -> u128 {
+        let [z0, z1, z2, z3] = a.z;
+        let w =
+            a.w.iter()
+                .enumerate()
+                .fold(0, |s, (r, &w)| s ^ (w as u128) << (60 + r));
+        (z0 & M2 | z1 & M2 << 1 | z2 & M2 << 2 | z3 & M2 << 3) ^ w
     }
 
+    /// A run: the multiplies first (the class sums in registers), the top
+    /// bits in a second pass.
     #[inline(always)]
-    fn part(xs: &[u64], ys: &[[[u64; 4]; 2]]) -> u128 {
-        let lo = low::<0>(xs.iter().copied(), ys);
-        let hi = low::<1>(xs.iter().map(|x| x.reverse_bits()), ys).reverse_bits() >> 1;
-        lo as u128 | (hi as u128) << 64
+    fn part(a: &mut Acc, xs: &[u64], ys: &[Y]) -> u128 {
+        *a = Acc::default();
+        for (&x, y) in xs.iter().zip(ys) {
+            classes(&mut a.z, x, &y.c);
+        }
+        for (&x, y) in xs.iter().zip(ys) {
+            top(&mut a.w, x, &y.t);
+        }
+        Self::fin(a)
     }
 }
