@@ -66,7 +66,7 @@ mod sealed {
 }
 
 /// The aes-ct ciphers [`CtrCore`] runs on (sealed: `Aes128`, `Aes192`,
-/// `Aes256` and their encrypt-only halves).
+/// `Aes256`, their encrypt-only halves, and references to them).
 pub trait CtrCipher: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + sealed::Sealed {}
 
 macro_rules! ctr_cipher {
@@ -81,6 +81,16 @@ macro_rules! ctr_cipher {
     )*};
 }
 ctr_cipher!(Aes128, Aes192, Aes256, Aes128Enc, Aes192Enc, Aes256Enc);
+
+/// A borrowed cipher, as `ctr::Ctr32BE<&C>` (one expanded key, many
+/// messages).
+impl<C: CtrCipher> sealed::Sealed for &C {
+    #[inline]
+    fn ctr32_inout(&self, nonce: &[u8; 12], ctr: u32, blocks: InOutBuf<'_, '_, Block>) {
+        (**self).ctr32_inout(nonce, ctr, blocks)
+    }
+}
+impl<C: CtrCipher> CtrCipher for &C {}
 
 /// The block-level CTR state (cipher, nonce, counter); use it through
 /// [`Ctr32BE`]. The nonce and counter are wiped on drop, the cipher wipes

@@ -1,6 +1,7 @@
 //! `cargo xtask armcount`: ARM instructions per byte of AES-128-CTR
-//! (`ctr::Ctr32BE`) for every aes-ct backend next to RustCrypto `aes`,
-//! counted under qemu with `../shared/tools/armcount` (issue 4).
+//! (`ctr::Ctr32BE`) for every aes-ct backend next to RustCrypto `aes`, and
+//! through aes-ct's own `Ctr32BE` (impls named `<backend>-ctr`), counted
+//! under qemu with `../shared/tools/armcount` (issue 4).
 //!
 //! Self-contained (std only). Builds `benches/src/bin/armcount_aes.rs` for
 //! each ARM target in release mode, then for every configuration, backend
@@ -40,21 +41,37 @@ const CONFIGS: &[Config] = &[
         triple: AARCH64,
         cpu: "cortex-a72",
         no_crypto: false,
-        impls: &["armv8", "rustcrypto"],
+        impls: &["armv8", "armv8-ctr", "rustcrypto"],
     },
     Config {
         label: "aarch64 cortex-a72 --no-crypto",
         triple: AARCH64,
         cpu: "cortex-a72",
         no_crypto: true,
-        impls: &["hybrid", "vpaes", "bsaes", "soft", "rustcrypto"],
+        impls: &[
+            "hybrid",
+            "hybrid-ctr",
+            "vpaes",
+            "bsaes",
+            "bsaes-ctr",
+            "soft",
+            "rustcrypto",
+        ],
     },
     Config {
         label: "armv7 cortex-a15 (NEON)",
         triple: ARMV7,
         cpu: "cortex-a15",
         no_crypto: false,
-        impls: &["hybrid", "vpaes", "bsaes", "soft", "rustcrypto"],
+        impls: &[
+            "hybrid",
+            "hybrid-ctr",
+            "vpaes",
+            "bsaes",
+            "bsaes-ctr",
+            "soft",
+            "rustcrypto",
+        ],
     },
 ];
 

@@ -1,9 +1,13 @@
-//! AES-128-CTR (`ctr::Ctr32BE`) loop for instruction counting under qemu
-//! (`cargo xtask armcount`, issue 4).
+//! AES-128-CTR loop for instruction counting under qemu (`cargo xtask
+//! armcount`, issue 4).
 //!
 //! usage: armcount_aes <impl> <bytes> <iters>
-//!   impl: an aes-ct backend name (`aes_ct::Backend::name`, e.g. `hybrid`)
-//!         or `rustcrypto` (the `aes` crate, its own backend detection)
+//!   impl: an aes-ct backend name (`aes_ct::Backend::name`, e.g. `hybrid`):
+//!         RustCrypto `ctr::Ctr32BE<&aes_ct::Aes128>` on that backend;
+//!         `<backend>-ctr` (e.g. `hybrid-ctr`): aes-ct's own
+//!         `aes_ct::Ctr32BE<&aes_ct::Aes128>` (the fused CTR loop);
+//!         or `rustcrypto` (`ctr::Ctr32BE<&aes::Aes128>`, the `aes` crate's
+//!         own backend detection)
 //!
 //! Each iteration encrypts one `bytes`-long message with a fresh counter
 //! (a new `Ctr32BE` over a borrowed, already expanded key), as a protocol
@@ -32,13 +36,28 @@ fn run<C: cipher::BlockCipherEncrypt<BlockSize = cipher::consts::U16>>(
     acc
 }
 
+/// The same loop through aes-ct's own CTR.
+fn run_ours(c: &aes_ct::Aes128, buf: &mut [u8], iters: usize) -> u8 {
+    let mut acc = 0u8;
+    for i in 0..iters {
+        let mut iv = [0u8; 16];
+        iv[0] = i as u8;
+        iv[15] = 0xf0;
+        let core = aes_ct::CtrCore::<&aes_ct::Aes128>::inner_iv_init(c, &iv.into());
+        let mut s = aes_ct::Ctr32BE::<&aes_ct::Aes128>::from_core(core);
+        s.apply_keystream(buf);
+        acc ^= buf[buf.len() / 2];
+    }
+    acc
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let parse = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
     let (Some(imp), Some(bytes), Some(iters)) = (args.get(1), parse(2), parse(3)) else {
         eprintln!("usage: armcount_aes <impl> <bytes> <iters>");
         eprintln!(
-            "  impl: rustcrypto | {}",
+            "  impl: rustcrypto | {} (each also as <name>-ctr)",
             aes_ct::Backend::ALL
                 .iter()
                 .map(|b| b.name())
@@ -54,11 +73,16 @@ fn main() -> ExitCode {
         let c = aes::Aes128::new(&key.into());
         run(&c, &mut buf, iters)
     } else {
-        let Some(&b) = aes_ct::Backend::ALL.iter().find(|b| b.name() == imp) else {
+        let (name, ours) = match imp.strip_suffix("-ctr") {
+            Some(n) => (n, true),
+            None => (imp.as_str(), false),
+        };
+        let Some(&b) = aes_ct::Backend::ALL.iter().find(|b| b.name() == name) else {
             eprintln!("armcount_aes: unknown impl `{imp}`");
             return ExitCode::from(2);
         };
         match aes_ct::Aes128::new_with_backend(&key.into(), b) {
+            Ok(c) if ours => run_ours(&c, &mut buf, iters),
             Ok(c) => run(&c, &mut buf, iters),
             Err(e) => {
                 eprintln!("armcount_aes: {e}");
