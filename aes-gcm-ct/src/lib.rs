@@ -57,6 +57,8 @@ pub use backend::{Backend, UnsupportedBackend};
 mod aarch64;
 mod backend;
 mod generic;
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), feature = "aes"))]
+mod tail;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

@@ -293,39 +293,24 @@ fn crypt_impl<const NR: usize>(
         }
     }
 
-    while len - off >= 16 {
-        let k = aes1(cblock(ctr));
-        ctr = ctr.wrapping_add(1);
-        // SAFETY: off + 16 <= len.
-        let (c_in, c_out) = unsafe {
-            let i = vld1q_u8(inp.add(off));
-            let o = xor(i, k);
-            vst1q_u8(out.add(off), o);
-            (i, o)
-        };
-        acc = ghash1(acc, bswap(if encrypt { c_out } else { c_in }));
-        off += 16;
-    }
-    if off < len {
-        let n = len - off;
-        let mut t = [0u8; 16];
-        // SAFETY: `n` readable bytes at inp + off; `t` has 16 >= n.
-        unsafe { core::ptr::copy(inp.add(off), t.as_mut_ptr(), n) };
-        let ct_in = ld(&t);
-        let mut o = st(xor(ct_in, aes1(cblock(ctr))));
-        o[n..].fill(0);
-        // SAFETY: `n` writable bytes at out + off.
-        unsafe { core::ptr::copy(o.as_ptr(), out.add(off), n) };
-        acc = ghash1(acc, bswap(if encrypt { ld(&o) } else { ct_in }));
-        t.zeroize();
-        o.zeroize();
-    }
-
-    let mut lens = [0u8; 16];
-    lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
-    lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
-    acc = ghash1(acc, bswap(ld(&lens)));
-    let tag = Block::from(st(xor(bswap(acc), mask)));
+    // Whole blocks left, the partial block, lengths and tag: shared.
+    let h1 = hp[0];
+    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len.
+    let tag = unsafe {
+        crate::tail::finish(
+            st(bswap(acc)),
+            st(mask),
+            ctr,
+            inp,
+            out,
+            off,
+            len,
+            aad.len(),
+            encrypt,
+            |c| st(aes1(cblock(c))),
+            |x| st(bswap(reduce(mul(bswap(ld(&x)), h1)))),
+        )
+    };
 
     for r in rk.iter_mut().chain(hp.iter_mut()) {
         // SAFETY: valid exclusive reference.

@@ -1,0 +1,85 @@
+//! The end of a fused message, written once for every ISA: the whole
+//! blocks left after a path's batches (one at a time), the zero-padded
+//! partial last block, the lengths block and the tag. Byte-level; each
+//! path passes only its two block functions (one AES block of the counter
+//! stream, one GHASH multiply by H), so the x86_64 `aesni-clmul` and the
+//! aarch64 `armv8-pmull` loops share it. The VAES paths finish in one
+//! vector pass of their own (`x86/vaes_clmul.rs`).
+//!
+//! Constant time: the loop bound and the partial block size are the public
+//! lengths; nothing branches on data.
+
+use crate::Block;
+use zeroize::Zeroize;
+
+#[inline(always)]
+fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
+    (u128::from_ne_bytes(a) ^ u128::from_ne_bytes(b)).to_ne_bytes()
+}
+
+/// Finish a message whose first `off` bytes a fused loop has done.
+///
+/// * `acc`: the GHASH state so far (AAD and the first `off` bytes of
+///   ciphertext), as GCM bytes;
+/// * `mask`: E_K(J0);
+/// * `ctr`: the counter word of the next counter block;
+/// * `keystream(c)`: E_K(the counter block with counter word `c`);
+/// * `mul_h(x)`: x * H in GF(2^128), GCM bytes in and out.
+///
+/// Returns the full 16-byte tag.
+///
+/// # Safety
+/// `inp` is readable and `out` writable for `len` bytes (they may be
+/// equal), and `off <= len`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) unsafe fn finish(
+    acc: [u8; 16],
+    mask: [u8; 16],
+    mut ctr: u32,
+    inp: *const u8,
+    out: *mut u8,
+    mut off: usize,
+    len: usize,
+    aad_len: usize,
+    encrypt: bool,
+    keystream: impl Fn(u32) -> [u8; 16],
+    mul_h: impl Fn([u8; 16]) -> [u8; 16],
+) -> Block {
+    let mut acc = acc;
+    // Whole blocks, one at a time.
+    while len - off >= 16 {
+        let mut i = [0u8; 16];
+        // SAFETY: off + 16 <= len: 16 readable bytes at inp + off, 16
+        // writable at out + off; `i` is a separate local.
+        let o = unsafe {
+            core::ptr::copy_nonoverlapping(inp.add(off), i.as_mut_ptr(), 16);
+            let o = xor(i, keystream(ctr));
+            core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), 16);
+            o
+        };
+        acc = mul_h(xor(acc, if encrypt { o } else { i }));
+        ctr = ctr.wrapping_add(1);
+        off += 16;
+    }
+    // The partial last block, zero-padded for GHASH.
+    if off < len {
+        let n = len - off;
+        let mut t = [0u8; 16];
+        // SAFETY: `n` < 16 readable bytes at inp + off; `t` has 16.
+        unsafe { core::ptr::copy_nonoverlapping(inp.add(off), t.as_mut_ptr(), n) };
+        let mut o = xor(t, keystream(ctr));
+        o[n..].fill(0);
+        // SAFETY: `n` writable bytes at out + off.
+        unsafe { core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), n) };
+        acc = mul_h(xor(acc, if encrypt { o } else { t }));
+        t.zeroize();
+        o.zeroize();
+    }
+    // The lengths block and the tag.
+    let mut lens = [0u8; 16];
+    lens[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+    lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
+    acc = mul_h(xor(acc, lens));
+    Block::from(xor(acc, mask))
+}
