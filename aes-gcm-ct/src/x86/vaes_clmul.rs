@@ -13,14 +13,16 @@
 //! Biggers' AVX10/AVX2 AES-GCM for the Linux kernel and BoringSSL (read for
 //! the structure; this code is written independently).
 //!
-//! * Main loop: B = 4L blocks per iteration (16 with 512-bit vectors, 8
-//!   with 256-bit), four vectors. Their AES rounds are interleaved with the
-//!   16 `vpclmulqdq` (schoolbook, 4 per vector) of B ciphertext blocks
-//!   against H^B..H^1 and one Montgomery reduction per B blocks. Encryption
+//! * Main loop: 16 blocks per iteration (four 512-bit or eight 256-bit
+//!   vectors). Their AES rounds are interleaved with the `vpclmulqdq`
+//!   (schoolbook, 4 per vector) of 16 ciphertext blocks against
+//!   H^16..H^1 and one Montgomery reduction per 16 blocks (with 256-bit
+//!   vectors 8 blocks per reduction left the reduction's dependency chain
+//!   as the bottleneck). Encryption
 //!   hashes the previous iteration's ciphertext (software pipelining: the
 //!   multiplies never wait for the current AES), decryption the current
 //!   input.
-//! * Remainder (< B blocks, last one partial): ONE vectorised pass, not a
+//! * Remainder (< 16 blocks, last one partial): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
 //!   (AVX-512BW) or through a 32-byte stack copy (AVX2), the n data blocks
 //!   are multiplied by H^(n+1)..H^2 and the lengths block by H^1, and all
@@ -32,13 +34,15 @@
 //! * E(J0) (the tag mask): one 128-bit AES-NI block at the start; it
 //!   overlaps with everything else.
 //!
-//! Cost per B blocks: B x NR `vaesenc` lanes (NR / 4 or NR / 2 instructions
-//! per block) + 16 `vpclmulqdq` + 2 `pclmulqdq`; per message: E(J0), one
-//! reduction for remainder + lengths (+ one per AAD batch/remainder).
+//! Cost per 16 blocks: 16 x NR `vaesenc` lanes (NR / 4 or NR / 2
+//! instructions per block) + 16 (or 32) `vpclmulqdq` + 2 `pclmulqdq`; per
+//! message: E(J0), one reduction for remainder + lengths (+ one per AAD
+//! batch/remainder).
 //!
-//! Register plan (LLVM allocates): 4 AES states, 3 accumulators, 4 hash
-//! inputs, 4 power vectors; round keys broadcast once per message (memory
-//! operands from the stack copy when registers run out).
+//! Register plan (LLVM allocates): N = 4 (8) AES states, 3 accumulators, N
+//! hash inputs, N power vectors; round keys broadcast once per message
+//! (memory operands from the stack copy when registers run out, as with
+//! 16 ymm registers).
 //!
 //! Constant time: loop bounds, the vector count of the remainder and the
 //! masks depend on the public lengths only.
@@ -75,6 +79,11 @@ cpufeatures::new!(
     "vaes",
     "vpclmulqdq"
 );
+
+/// Blocks per main-loop batch (and per reduction), both widths.
+const BATCH: usize = 16;
+/// Most vectors per batch (256-bit: 8).
+const MAXN: usize = 8;
 
 /// Number of H powers the key holds (H^20..H^1), then `PAD` zero blocks.
 const NPOW: usize = 20;
@@ -202,7 +211,10 @@ unsafe fn crypt256<const NR: usize>(
 /// Every method requires the CPU features of its width (see the CPU
 /// checks above).
 trait Lanes: Copy {
+    /// 128-bit lanes per vector.
     const L: usize;
+    /// Vectors per main-loop batch (N L = 16 blocks, one reduction).
+    const N: usize;
     unsafe fn zero() -> Self;
     unsafe fn bcast(x: __m128i) -> Self;
     /// `x` in lane 0, zero elsewhere.
@@ -240,6 +252,7 @@ struct Y(__m256i);
 // bytes.
 impl Lanes for Z {
     const L: usize = 4;
+    const N: usize = 4;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -336,6 +349,7 @@ impl Lanes for Z {
 
 impl Lanes for Y {
     const L: usize = 2;
+    const N: usize = 8;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -485,7 +499,7 @@ impl<V: Lanes> Ctx<V> {
     #[inline(always)]
     unsafe fn pow(&self, n: usize, last: usize, k: usize) -> V {
         let i = NPOW + 1 - last - n + V::L * k;
-        // SAFETY: i + L <= NPOW + PAD for every call (n <= 4L, last >= 1;
+        // SAFETY: i + L <= NPOW + PAD for every call (n <= 16, last >= 1;
         // lanes past the n blocks read the zero padding or higher powers,
         // multiplied by zero blocks).
         unsafe { V::load(self.hp.add(16 * i)) }
@@ -525,22 +539,23 @@ unsafe fn hash_part<V: Lanes, const NV: usize>(
 
 /// GHASH of the AAD (whole, zero-padded) from zero.
 #[inline(always)]
-unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; 4], aad: &[u8]) -> __m128i {
+unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i {
     // SAFETY: the caller's contract (features); all reads are within `aad`.
     unsafe {
-        let bb = 64 * V::L;
+        let bb = 16 * BATCH;
         let z = _mm_setzero_si128();
         let mut acc = z;
         let p = aad.as_ptr();
         let mut off = 0;
         while aad.len() - off >= bb {
             let mut s = (V::zero(), V::zero(), V::zero());
-            for (k, h) in pm.iter().enumerate() {
+            // Vector 0 (which takes `acc`) last: shortest dependency chain.
+            for k in (0..V::N).rev() {
                 let mut y = V::load(p.add(off + 16 * V::L * k)).shuf(c.rev);
                 if k == 0 {
                     y = y.xor(V::lane0(acc));
                 }
-                mul_acc(&mut s, y, *h);
+                mul_acc(&mut s, y, pm[k]);
             }
             acc = finish(s, (z, z, z));
             off += bb;
@@ -552,20 +567,24 @@ unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; 4], aad: &[u8]) -> __m128i {
             1 => hash_part::<V, 1>(c, q, r, acc, 1),
             2 => hash_part::<V, 2>(c, q, r, acc, 1),
             3 => hash_part::<V, 3>(c, q, r, acc, 1),
-            _ => hash_part::<V, 4>(c, q, r, acc, 1),
+            4 => hash_part::<V, 4>(c, q, r, acc, 1),
+            5 => hash_part::<V, 5>(c, q, r, acc, 1),
+            6 => hash_part::<V, 6>(c, q, r, acc, 1),
+            7 => hash_part::<V, 7>(c, q, r, acc, 1),
+            _ => hash_part::<V, 8>(c, q, r, acc, 1),
         };
         finish(s, (z, z, z))
     }
 }
 
-/// The remainder (`r` < 64L bytes, `NV` vectors) and the lengths block:
+/// The remainder (`r` < 256 bytes, `NV` vectors) and the lengths block:
 /// CTR over the remainder, GHASH of remainder and `lens`, one reduction.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
     c: &Ctx<V>,
     rk: &[V; 15],
-    ctrs: &[V; 4],
+    ctrs: &[V; MAXN],
     acc: __m128i,
     inp: *const u8,
     out: *mut u8,
@@ -648,7 +667,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
     // `len` (loop conditions, `r` = the rest).
     unsafe {
         let l = V::L;
-        let bb = 64 * l;
+        let bb = 16 * BATCH;
         // E(J0) first: independent of everything below.
         let j0v = ld(&j0.0);
         let mut m = _mm_xor_si128(j0v, ld(&key.rk[0]));
@@ -670,10 +689,10 @@ unsafe fn body<V: Lanes, const NR: usize>(
             )),
             hp: key.h.as_ptr().cast::<u8>(),
         };
-        // Powers of the main loop: block j of a batch gets H^(4L - j).
-        let mut pm = [V::zero(); 4];
-        for (k, p) in pm.iter_mut().enumerate() {
-            *p = c.pow(4 * l, 1, k);
+        // Powers of the main loop: block j of a batch gets H^(16 - j).
+        let mut pm = [V::zero(); MAXN];
+        for (k, p) in pm.iter_mut().enumerate().take(V::N) {
+            *p = c.pow(BATCH, 1, k);
         }
 
         let mut acc = if aad.is_empty() {
@@ -691,91 +710,90 @@ unsafe fn body<V: Lanes, const NR: usize>(
         b[12..].copy_from_slice(&ctr0.to_le_bytes());
         let base = V::bcast(ld(&b)).add32(V::lane_index());
         let step = V::bcast(_mm_set_epi32(l as i32, 0, 0, 0));
-        let step4 = V::bcast(_mm_set_epi32(4 * l as i32, 0, 0, 0));
-        let mut ctrs = [base; 4];
-        for k in 1..4 {
+        let stepb = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
+        let mut ctrs = [base; MAXN];
+        for k in 1..V::N {
             ctrs[k] = ctrs[k - 1].add32(step);
         }
+        // The multiplies of vector k go after AES round `slot(k)`; vector
+        // 0 (which takes `acc`) last, for the shortest dependency chain.
+        let slot = |k: usize| 1 + (V::N - 1 - k) * (NR - 2) / V::N;
+        let z = _mm_setzero_si128();
 
         let mut off = 0usize;
         if encrypt {
             // Software pipelined: the multiplies of batch i - 1's
             // ciphertext run between batch i's AES rounds.
-            let mut prev = [V::zero(); 4];
+            let mut prev = [V::zero(); MAXN];
             let mut have_prev = false;
             while len - off >= bb {
-                let mut x = [V::zero(); 4];
-                for k in 0..4 {
+                let mut x = [V::zero(); MAXN];
+                for k in 0..V::N {
                     x[k] = ctrs[k].shuf(c.cswap).xor(rk[0]);
-                    ctrs[k] = ctrs[k].add32(step4);
+                    ctrs[k] = ctrs[k].add32(stepb);
                 }
                 let mut s = (V::zero(), V::zero(), V::zero());
-                let mut y = [V::zero(); 4];
                 if have_prev {
-                    for k in 0..4 {
-                        y[k] = prev[k].shuf(c.rev);
-                    }
-                    y[0] = y[0].xor(V::lane0(acc));
+                    prev[0] = prev[0].xor(V::lane0(acc));
                 }
                 for r in 1..NR {
-                    for v in x.iter_mut() {
+                    for v in x.iter_mut().take(V::N) {
                         *v = v.aesenc(rk[r]);
                     }
-                    if have_prev && (2..6).contains(&r) {
-                        mul_acc(&mut s, y[r - 2], pm[r - 2]);
+                    if have_prev {
+                        for k in (0..V::N).rev() {
+                            if slot(k) == r {
+                                mul_acc(&mut s, prev[k], pm[k]);
+                            }
+                        }
                     }
                 }
                 if have_prev {
-                    let z = _mm_setzero_si128();
                     acc = finish(s, (z, z, z));
                 }
-                for k in 0..4 {
+                for k in 0..V::N {
                     let p = off + 16 * l * k;
                     let o = V::load(inp.add(p)).xor(x[k].aesenclast(rk[NR]));
                     V::store(out.add(p), o);
-                    prev[k] = o;
+                    prev[k] = o.shuf(c.rev);
                 }
                 have_prev = true;
                 off += bb;
             }
             if have_prev {
                 let mut s = (V::zero(), V::zero(), V::zero());
-                for k in 0..4 {
-                    let mut y = prev[k].shuf(c.rev);
-                    if k == 0 {
-                        y = y.xor(V::lane0(acc));
-                    }
-                    mul_acc(&mut s, y, pm[k]);
+                prev[0] = prev[0].xor(V::lane0(acc));
+                for k in (0..V::N).rev() {
+                    mul_acc(&mut s, prev[k], pm[k]);
                 }
-                let z = _mm_setzero_si128();
                 acc = finish(s, (z, z, z));
             }
         } else {
             while len - off >= bb {
-                let mut x = [V::zero(); 4];
-                let mut y = [V::zero(); 4];
-                for k in 0..4 {
+                let mut x = [V::zero(); MAXN];
+                let mut d = [V::zero(); MAXN];
+                for k in 0..V::N {
                     x[k] = ctrs[k].shuf(c.cswap).xor(rk[0]);
-                    ctrs[k] = ctrs[k].add32(step4);
-                    y[k] = V::load(inp.add(off + 16 * l * k));
+                    ctrs[k] = ctrs[k].add32(stepb);
+                    d[k] = V::load(inp.add(off + 16 * l * k));
                 }
-                let d = y;
-                for v in y.iter_mut() {
-                    *v = v.shuf(c.rev);
-                }
-                y[0] = y[0].xor(V::lane0(acc));
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
-                    for v in x.iter_mut() {
+                    for v in x.iter_mut().take(V::N) {
                         *v = v.aesenc(rk[r]);
                     }
-                    if (1..5).contains(&r) {
-                        mul_acc(&mut s, y[r - 1], pm[r - 1]);
+                    for k in (0..V::N).rev() {
+                        if slot(k) == r {
+                            let mut y = d[k].shuf(c.rev);
+                            if k == 0 {
+                                y = y.xor(V::lane0(acc));
+                            }
+                            mul_acc(&mut s, y, pm[k]);
+                        }
                     }
                 }
-                let z = _mm_setzero_si128();
                 acc = finish(s, (z, z, z));
-                for k in 0..4 {
+                for k in 0..V::N {
                     let o = d[k].xor(x[k].aesenclast(rk[NR]));
                     V::store(out.add(off + 16 * l * k), o);
                 }
@@ -795,7 +813,11 @@ unsafe fn body<V: Lanes, const NR: usize>(
             1 => tail::<V, NR, 1>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
             2 => tail::<V, NR, 2>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
             3 => tail::<V, NR, 3>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            _ => tail::<V, NR, 4>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            4 => tail::<V, NR, 4>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            5 => tail::<V, NR, 5>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            6 => tail::<V, NR, 6>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            7 => tail::<V, NR, 7>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            _ => tail::<V, NR, 8>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
         };
         let tag = Block::from(st(_mm_xor_si128(bswap(acc), mask)));
 
