@@ -14,7 +14,11 @@
 //! branches or memory indices depending on data or key.
 //!
 //! Cost: see the per-segment instruction counts in `bsaes_asm.rs`
-//! (AES-128: ~2500 instructions per 8 blocks).
+//! (AES-128: ~2300 instructions per 8 blocks). CTR (`aes_ct::Ctr32BE`)
+//! runs whole batches through `aes_ct_bsaes_ctr32_armv7`, the same kernel
+//! in a loop that builds the counter blocks in NEON registers and XORs the
+//! keystream with the input there (~18.3 instructions per byte at 16 KiB,
+//! `PERFORMANCE-arm.md`).
 //!
 //! Key form: the round keys as planes (each bit broadcast to all 8 block
 //! slots), 128 bytes per round, 16-byte aligned; round keys 1..=NR carry
@@ -28,7 +32,11 @@
 
 use super::{NeonToken, vpaes::ArmVpaes};
 use crate::{Block, hybrid::Bitsliced, schedule::Schedule};
-use cipher::{Array, consts::U8, inout::InOut};
+use cipher::{
+    Array,
+    consts::U8,
+    inout::{InOut, InOutBuf},
+};
 use core::mem::MaybeUninit;
 use zeroize::ZeroizeOnDrop;
 
@@ -37,6 +45,17 @@ unsafe extern "C" {
     fn aes_ct_bsaes_enc8_armv7(keys: *const u8, inp: *const u8, out: *mut u8, rounds: usize);
     /// Decrypt 8 blocks with plane-form keys in reverse order.
     fn aes_ct_bsaes_dec8_armv7(keys: *const u8, inp: *const u8, out: *mut u8, rounds: usize);
+    /// CTR (32-bit big-endian counter) over `blocks` (a positive multiple
+    /// of 8) blocks from `inp` to `out` with encryption plane-form keys,
+    /// starting at the 16-byte counter block at `ctr` (read only).
+    fn aes_ct_bsaes_ctr32_armv7(
+        out: *mut u8,
+        inp: *const u8,
+        keys: *const u8,
+        rounds: usize,
+        blocks: usize,
+        ctr: *const u8,
+    );
 }
 
 /// Plane-form round keys (`NR + 1` used), wiped on drop.
@@ -250,6 +269,42 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
     fn encrypt_batch<const NR: usize>(k: &Planes<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
         debug_assert!(!k.dec);
         k.run(b)
+    }
+
+    /// The assembly CTR loop (`aes_ct_bsaes_ctr32_armv7`): counters built
+    /// in NEON registers, keystream XORed with the input in registers, one
+    /// call for all full batches.
+    #[inline(always)]
+    fn ctr32_batches<const NR: usize>(
+        k: &Planes<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, Block>,
+    ) {
+        debug_assert!(!k.dec);
+        let n = blocks.len();
+        debug_assert_eq!(n % 8, 0);
+        if n == 0 {
+            return;
+        }
+        let cb = crate::ctr::counter_block(nonce, ctr);
+        let (inp, out) = blocks.into_raw();
+        // SAFETY: a `Planes` only exists with a NEON token; `k` holds NR + 1
+        // aligned encryption round keys (NR is 10, 12 or 14); `inp`/`out`
+        // come from one `InOutBuf` of `n` blocks (`n` a positive multiple
+        // of 8; they may be equal: each batch is loaded before it is
+        // stored); `cb` is 16 readable bytes; the routine follows the
+        // AAPCS (two arguments on the stack).
+        unsafe {
+            aes_ct_bsaes_ctr32_armv7(
+                out.cast(),
+                inp.cast(),
+                k.p.as_ptr().cast(),
+                NR,
+                n,
+                cb.as_ptr(),
+            )
+        }
     }
 
     #[inline(always)]

@@ -341,9 +341,15 @@ class Alloc:
 
 # Per routine: its ShiftRows permutation at offset 0, TRANSPOSE at 16.
 CONST_OFF = {"SR": 0, "ISR": 0, "TRANSPOSE": 16,
-             "P1_1": 32, "P1_2": 48, "P1_3": 64, "P2_1": 80, "P2_3": 96, "FIX2": 112}
+             "P1_1": 32, "P1_2": 48, "P1_3": 64, "P2_1": 80, "P2_3": 96, "FIX2": 112,
+             "TRANSPOSE_R": 128}
 FS_TABLE = (perm_rows(1) + TRANSPOSE + skew_rows(1, 1) + skew_rows(1, 2) + skew_rows(1, 3)
             + skew_rows(2, 1) + skew_rows(2, 3) + perm_rows(2))
+# CTR: counter blocks are built with their 32-bit words byte-reversed
+# (`vrev32.8`, so `vadd.i32` increments the big-endian counter); reading
+# byte TRANSPOSE[i] ^ 3 undoes that inside the transposition's `vtbl`.
+TRANSPOSE_R = [t ^ 3 for t in TRANSPOSE]
+CTR_TABLE = FS_TABLE + TRANSPOSE_R
 
 def schedule(p, outs, rng=None):
     """Greedy list scheduling that keeps few values live: among the ready
@@ -393,9 +399,21 @@ def schedule(p, outs, rng=None):
 
 SEARCH = 300  # randomised schedules tried per segment (deterministic seed)
 
-def segment(build, in_regs=None, place=True):
+CACHE = {}
+
+def segment(build, in_regs=None, place=True, key=None):
     """Allocate one segment; among SEARCH randomised greedy schedules
-    (fixed seed, so the output is reproducible) keep the shortest code."""
+    (fixed seed, so the output is reproducible) keep the shortest code.
+    Segments with the same `key` (and inputs) are searched once."""
+    ck = None if key is None else (key, tuple(in_regs) if in_regs else None, place)
+    if ck in CACHE:
+        return CACHE[ck]
+    r = segment_search(build, in_regs, place)
+    if ck is not None:
+        CACHE[ck] = r
+    return r
+
+def segment_search(build, in_regs, place):
     import random
     best = None
     for trial in range(SEARCH + 1):
@@ -435,8 +453,8 @@ def dec_last(p, q):
     q = inv_affine_lin(p, sbox(p, inv_affine_lin(p, q)))
     return ark(p, q)
 
-def to_planes(p, q):
-    q = permute(p, q, "TRANSPOSE")
+def to_planes(p, q, table="TRANSPOSE"):
+    q = permute(p, q, table)
     q = bit_transpose(p, q)
     return ark(p, q)
 
@@ -513,36 +531,81 @@ def enc_fs_last(nr):
         return from_planes(p, q)
     return build
 
-def routine_enc_fs(name):
+FRAME_CTR = FRAME + 64  # + old sp, out, in, keys, rounds, blocks; counter at +32
+
+def routine_enc_fs(name, ctr=False):
     """Encryption, fixsliced and unrolled: no ShiftRows, no register moves
     between rounds; exits after 9, 11 or 13 middle rounds (rounds 10, 12,
-    14, a public parameter)."""
+    14, a public parameter). With `ctr`, the CTR loop around it (see the
+    register plan of `aes_ct_bsaes_ctr32_armv7` in the template)."""
     stats = []
     out = []
     consts = ".L%s_consts" % name
+    table = CTR_TABLE if ctr else FS_TABLE
     out += ["    .p2align 4", consts + ":"]
-    for i in range(0, len(FS_TABLE), 16):
-        out.append("    .byte " + ", ".join(str(x) for x in FS_TABLE[i:i + 16]))
-    out += [name + ":",
-            "    push {{r4-r11, lr}}",
-            "    vpush {{d8-d15}}",
-            "    mov r11, sp",
-            "    sub sp, sp, #%d" % (FRAME + 32),
-            "    bic sp, sp, #15",
-            "    mov r4, sp",
-            "    str r11, [r4, #%d]" % FRAME,
-            "    str r2, [r4, #%d]" % (FRAME + 4),
-            "    adr lr, " + consts,
-            "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
-            "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
-    out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
-    lines, a = segment(to_planes, None, False)
+    for i in range(0, len(table), 16):
+        out.append("    .byte " + ", ".join(str(x) for x in table[i:i + 16]))
+    if ctr:
+        F = FRAME_CTR - 64
+        out += [name + ":",
+                "    push {{r4-r11, lr}}",
+                "    vpush {{d8-d15}}",
+                "    ldr r5, [sp, #100]",       # blocks (a positive multiple of 8)
+                "    ldr r6, [sp, #104]",       # counter block pointer
+                "    mov r11, sp",
+                "    sub sp, sp, #%d" % FRAME_CTR,
+                "    bic sp, sp, #15",
+                "    mov r4, sp",
+                "    str r11, [r4, #%d]" % F,
+                "    str r0, [r4, #%d]" % (F + 4),
+                "    str r1, [r4, #%d]" % (F + 8),
+                "    str r2, [r4, #%d]" % (F + 12),
+                "    str r3, [r4, #%d]" % (F + 16),
+                "    str r5, [r4, #%d]" % (F + 20),
+                "    vld1.8 {{d0-d1}}, [r6]",
+                "    vrev32.8 q0, q0",
+                "    add r6, r4, #%d" % (F + 32),
+                "    vst1.64 {{d0-d1}}, [r6 :128]",
+                "    adr lr, " + consts]
+        out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+        out += ["5:",
+                # 8 counter blocks (words byte-reversed) in q0-q7, the next
+                # one back to the frame; q8 = (0, 0, 0, 1) as 32-bit lanes
+                "    add r0, r4, #%d" % (F + 32),
+                "    vld1.64 {{d0-d1}}, [r0 :128]",
+                "    vmov.i32 d16, #0",
+                "    vmov.i32 d17, #1",
+                "    vshl.u64 d17, d17, #32"]
+        out += ["    vadd.i32 q%d, q%d, q8" % (i + 1, i) for i in range(7)]
+        out += ["    vadd.i32 q9, q7, q8",
+                "    vst1.64 {{d18-d19}}, [r0 :128]",
+                "    ldr r0, [r4, #%d]" % (F + 12),
+                "    ldr r3, [r4, #%d]" % (F + 16)]
+        first = lambda p, q: to_planes(p, q, "TRANSPOSE_R")
+    else:
+        out += [name + ":",
+                "    push {{r4-r11, lr}}",
+                "    vpush {{d8-d15}}",
+                "    mov r11, sp",
+                "    sub sp, sp, #%d" % (FRAME + 32),
+                "    bic sp, sp, #15",
+                "    mov r4, sp",
+                "    str r11, [r4, #%d]" % FRAME,
+                "    str r2, [r4, #%d]" % (FRAME + 4),
+                "    adr lr, " + consts,
+                "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
+                "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
+        out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+        first = to_planes
+    # The CTR transposition differs from the plain one only in its table
+    # (same length of code), so both get the same schedule and registers.
+    lines, a = segment(first, None, False, key="load+ARK0" + ("ctr" if ctr else ""))
     stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.max_slots))
     out += lines
     regs = a.out_regs
     exits = []
     for i in range(1, 14):
-        lines, a = segment(enc_fs_round(i % 4), regs, False)
+        lines, a = segment(enc_fs_round(i % 4), regs, False, key="round %d" % (i % 4))
         stats.append(("round %d" % i, len(lines), a.spills, a.reloads, a.max_slots))
         out += lines
         regs = a.out_regs
@@ -552,25 +615,53 @@ def routine_enc_fs(name):
     exits.append((14, regs))
     tails = []
     for nr, rg in sorted(exits, key=lambda e: -e[0]):
-        lines, a = segment(enc_fs_last(nr), rg, True)
+        lines, a = segment(enc_fs_last(nr), rg, True, key="last %d" % nr)
         stats.append(("last+store %d" % nr, len(lines), a.spills, a.reloads, a.max_slots))
         tails += ["3%d:" % nr] + lines + ["    b 4f"]
     out += tails
-    out += ["4:",
-            "    ldr r2, [r4, #%d]" % (FRAME + 4),
-            "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
-            "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]",
-            "    vmov.i8 q8, #0",
-            "    vmov.i8 q9, #0",
-            "    mov r1, r4",
-            "    mov r3, #%d" % (FRAME // 32),
-            "2:",
-            "    vst1.64 {{d16-d19}}, [r1 :128]!",
-            "    subs r3, r3, #1",
-            "    bne 2b",
-            "    ldr r11, [r4, #%d]" % FRAME,
-            "    mov sp, r11",
-            "    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
+    if ctr:
+        F = FRAME_CTR - 64
+        out += ["4:",
+                # keystream (q0-q7) XOR input, stored; next batch
+                "    ldr r0, [r4, #%d]" % (F + 8),
+                "    ldr r3, [r4, #%d]" % (F + 4),
+                "    vld1.8 {{d16-d19}}, [r0]!", "    vld1.8 {{d20-d23}}, [r0]!",
+                "    vld1.8 {{d24-d27}}, [r0]!", "    vld1.8 {{d28-d31}}, [r0]!"]
+        out += ["    veor q%d, q%d, q%d" % (i, i, i + 8) for i in range(8)]
+        out += ["    vst1.8 {{d0-d3}}, [r3]!", "    vst1.8 {{d4-d7}}, [r3]!",
+                "    vst1.8 {{d8-d11}}, [r3]!", "    vst1.8 {{d12-d15}}, [r3]!",
+                "    str r0, [r4, #%d]" % (F + 8),
+                "    str r3, [r4, #%d]" % (F + 4),
+                "    ldr r0, [r4, #%d]" % (F + 20),
+                "    subs r0, r0, #8",
+                "    str r0, [r4, #%d]" % (F + 20),
+                "    bne 5b",
+                "    ldr r11, [r4, #%d]" % F,
+                "    vmov.i8 q8, #0",
+                "    vmov.i8 q9, #0",
+                "    mov r1, r4",
+                "    mov r3, #%d" % (FRAME_CTR // 32),
+                "2:",
+                "    vst1.64 {{d16-d19}}, [r1 :128]!",
+                "    subs r3, r3, #1",
+                "    bne 2b",
+                "    mov sp, r11"]
+    else:
+        out += ["4:",
+                "    ldr r2, [r4, #%d]" % (FRAME + 4),
+                "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
+                "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]",
+                "    vmov.i8 q8, #0",
+                "    vmov.i8 q9, #0",
+                "    mov r1, r4",
+                "    mov r3, #%d" % (FRAME // 32),
+                "2:",
+                "    vst1.64 {{d16-d19}}, [r1 :128]!",
+                "    subs r3, r3, #1",
+                "    bne 2b",
+                "    ldr r11, [r4, #%d]" % FRAME,
+                "    mov sp, r11"]
+    out += ["    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
             "    vmov.i8 q12, #0", "    vmov.i8 q13, #0", "    vmov.i8 q14, #0",
             "    vmov.i8 q15, #0", "    vmov.i8 q0, #0", "    vmov.i8 q1, #0",
             "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
@@ -580,11 +671,14 @@ def routine_enc_fs(name):
 
 def main():
     enc, es = routine_enc_fs("aes_ct_bsaes_enc8_armv7")
+    ctr, cs = routine_enc_fs("aes_ct_bsaes_ctr32_armv7", ctr=True)
+    assert [x[1:] for x in cs] == [x[1:] for x in es], "CTR kernel differs from enc8"
     dec, ds = routine("aes_ct_bsaes_dec8_armv7", to_planes, dec_round, dec_last, ISR)
     def plan(stats):
         return "\n".join("//!   %-10s %4d instructions, %3d spills, %3d reloads, %2d slots" % s for s in stats)
     asm = ['    ".text",', '    ".syntax unified",', '    ".arch armv7-a",', '    ".fpu neon",', '    ".arm",']
-    for nm, body in [("aes_ct_bsaes_enc8_armv7", enc), ("aes_ct_bsaes_dec8_armv7", dec)]:
+    for nm, body in [("aes_ct_bsaes_enc8_armv7", enc), ("aes_ct_bsaes_ctr32_armv7", ctr),
+                     ("aes_ct_bsaes_dec8_armv7", dec)]:
         asm += ['    ".globl %s",' % nm, '    ".hidden %s",' % nm, '    ".type %s, %%function",' % nm]
         asm += ['    "%s",' % l.replace("    ", "", 1) if not l.startswith("    ") else '    "%s",' % l for l in body]
         asm += ['    ".size %s, .-%s",' % (nm, nm)]
@@ -623,8 +717,31 @@ TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes ke
 //!   q0-q15  otherwise assigned by the generator's linear scan (the
 //!           unrolled encryption passes each round's register assignment
 //!           on to the next round, so no moves between rounds)
+//!
+//! `aes_ct_bsaes_ctr32_armv7(out, in, keys, rounds, blocks, ctr)`: CTR
+//! with a 32-bit big-endian counter over `blocks` (a positive multiple of
+//! 8) blocks: `out[i] = in[i] ^ E(ctr with its last word + i, mod 2^32)`
+//! (`in` may equal `out`; neither needs alignment; the 16-byte counter
+//! block at `ctr` is only read). The encryption kernel above, between a
+//! loop head that builds the 8 counter blocks in NEON registers and a
+//! loop tail that XORs the keystream with the input inside the registers
+//! (technique of BoringSSL's `bsaes_ctr32_encrypt_blocks`, written anew).
+//! Register plan beyond the kernel's:
+//!   entry   r0 out, r1 in, r2 keys, r3 rounds, [sp] blocks, [sp, 4] ctr
+//!   frame   r4 + 384: old sp, out, in, keys, rounds, blocks left (all
+//!           advanced per batch); r4 + 416: the next counter block with
+//!           its words byte-reversed (`vrev32.8`), so `vadd.i32` with
+//!           q8 = (0, 0, 0, 1) steps the big-endian counter word mod 2^32
+//!           and leaves the nonce alone
+//!   head    q0 = counter, q1-q7 = q0 + 1..7 (the transposition reads
+//!           byte `TRANSPOSE[i] ^ 3` to undo the reversal), q9 = q7 + 1
+//!           stored back; r0 keys, r3 rounds reloaded
+//!   tail    r0 in, r3 out (post-incremented by 128); q8-q15 input,
+//!           q0-q7 keystream XOR input, stored; the frame (spills and
+//!           counter) zeroed after the last batch
+//!
 //! Per segment (instructions, spills, reloads, spill slots used):
-//! encryption:
+//! encryption (and CTR, same kernel):
 {enc_plan}
 //! decryption:
 {dec_plan}
