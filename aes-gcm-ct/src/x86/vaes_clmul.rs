@@ -24,7 +24,8 @@
 //!   input.
 //! * Remainder (< 16 blocks, last one partial): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
-//!   (AVX-512BW) or through a 32-byte stack copy (AVX2), the n data blocks
+//!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and a 16-byte stack
+//!   copy for the partial block only; the n data blocks
 //!   are multiplied by H^(n+1)..H^2 and the lengths block by H^1, and all
 //!   of it (remainder + lengths block) costs one reduction. The key holds
 //!   H^20..H^1 highest first (plus four zero blocks) so the powers for any
@@ -382,29 +383,27 @@ impl Lanes for Y {
     }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
-        let n = n.min(32);
-        let mut t = [0u8; 32];
-        // SAFETY: see the impl comment (`n` readable bytes; `t` holds 32).
-        let v = unsafe {
-            core::ptr::copy_nonoverlapping(p, t.as_mut_ptr(), n);
-            Y(_mm256_loadu_si256(t.as_ptr().cast()))
-        };
-        wipe(&mut t);
-        v
+        // SAFETY: see the impl comment (`n` readable bytes; the high half
+        // is only read when n > 16).
+        unsafe {
+            let lo = load16(p, n.min(16));
+            let hi = load16(p.wrapping_add(16), n.saturating_sub(16));
+            Y(_mm256_set_m128i(hi, lo))
+        }
     }
     #[inline(always)]
     unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
-        let n = n.min(32);
-        let mut t = [0u8; 32];
-        // SAFETY: see the impl comment (`n` writable bytes; `t` holds 32).
-        let r = unsafe {
-            _mm256_storeu_si256(t.as_mut_ptr().cast(), v.0);
-            core::ptr::copy_nonoverlapping(t.as_ptr(), p, n);
-            t[n..].fill(0);
-            Y(_mm256_loadu_si256(t.as_ptr().cast()))
-        };
-        wipe(&mut t);
-        r
+        // SAFETY: see the impl comment (`n` writable bytes; the high half
+        // is only written when n > 16).
+        unsafe {
+            let lo = store16(p, _mm256_castsi256_si128(v.0), n.min(16));
+            let hi = store16(
+                p.wrapping_add(16),
+                _mm256_extracti128_si256::<1>(v.0),
+                n.saturating_sub(16),
+            );
+            Y(_mm256_set_m128i(hi, lo))
+        }
     }
     #[inline(always)]
     unsafe fn xor(self, b: Self) -> Self {
@@ -444,6 +443,55 @@ impl Lanes for Y {
                 _mm256_castsi256_si128(self.0),
                 _mm256_extracti128_si256::<1>(self.0),
             )
+        }
+    }
+}
+
+/// `n` (0..=16) bytes from `p`, zero above: a plain load for a whole
+/// block, a 16-byte stack copy only for a partial one.
+///
+/// # Safety
+/// `n` readable bytes at `p`; SSE2.
+#[inline(always)]
+unsafe fn load16(p: *const u8, n: usize) -> __m128i {
+    // SAFETY: the caller's contract; `t` holds 16 >= n bytes.
+    unsafe {
+        if n >= 16 {
+            _mm_loadu_si128(p.cast())
+        } else if n == 0 {
+            _mm_setzero_si128()
+        } else {
+            let mut t = [0u8; 16];
+            core::ptr::copy_nonoverlapping(p, t.as_mut_ptr(), n);
+            let v = _mm_loadu_si128(t.as_ptr().cast());
+            wipe(&mut t);
+            v
+        }
+    }
+}
+
+/// Store the low `n` (0..=16) bytes of `v` at `p`; returns `v` with the
+/// bytes above `n` zeroed.
+///
+/// # Safety
+/// `n` writable bytes at `p`; SSE2.
+#[inline(always)]
+unsafe fn store16(p: *mut u8, v: __m128i, n: usize) -> __m128i {
+    // SAFETY: the caller's contract; `t` holds 16 >= n bytes.
+    unsafe {
+        if n >= 16 {
+            _mm_storeu_si128(p.cast(), v);
+            v
+        } else if n == 0 {
+            _mm_setzero_si128()
+        } else {
+            let mut t = [0u8; 16];
+            _mm_storeu_si128(t.as_mut_ptr().cast(), v);
+            core::ptr::copy_nonoverlapping(t.as_ptr(), p, n);
+            t[n..].fill(0);
+            let r = _mm_loadu_si128(t.as_ptr().cast());
+            wipe(&mut t);
+            r
         }
     }
 }
