@@ -342,6 +342,8 @@ pub(crate) fn ctr32_with_backend<B: BlockCipherEncBackend<BlockSize = U16>>(
     let n = B::ParBlocksSize::USIZE;
     let mut ks = ParBlocks::<B>::default();
     let mut c = ctr;
+    // Blocks of `ks` that held keystream (public: from the length).
+    let used = blocks.len().min(n);
     let (chunks, tail) = blocks.into_chunks::<B::ParBlocksSize>();
     for chunk in chunks {
         fill_counters(&mut ks, nonce, c);
@@ -355,7 +357,7 @@ pub(crate) fn ctr32_with_backend<B: BlockCipherEncBackend<BlockSize = U16>>(
         be.encrypt_tail_blocks((&mut ks[..t]).into());
         xor_blocks(tail, &ks[..t]);
     }
-    wipe(&mut ks);
+    wipe(&mut ks[..used]);
 }
 
 /// The closure behind the default `Engine::ctr32`.

@@ -265,6 +265,15 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
         crate::hybrid::POLICY
     }
 
+    /// NEON stores, 32 bytes each (`aes_ct_bsaes_wipe_armv7`).
+    #[inline(always)]
+    fn scrub(t: NeonToken, a: &mut MaybeUninit<crate::hybrid::ScrubArea>) {
+        let _ = t;
+        // SAFETY: the token proves NEON; `a` is STACK_SCRUB bytes (a
+        // multiple of 128), 16-byte aligned, owned by the caller.
+        unsafe { aes_ct_bsaes_wipe_armv7(a.as_mut_ptr().cast(), crate::hybrid::STACK_SCRUB / 128) };
+    }
+
     #[inline(always)]
     fn encrypt_batch<const NR: usize>(k: &Planes<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
         debug_assert!(!k.dec);
