@@ -29,7 +29,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-cpufeatures::new!(cpu_aesni, "aes", "sse2");
+// SSSE3 (`pshufb`, for the CTR counters) is on every CPU with AES-NI.
+cpufeatures::new!(cpu_aesni, "aes", "sse2", "ssse3");
 
 /// Proof that this CPU has AES-NI.
 #[derive(Clone, Copy, Debug)]
@@ -87,6 +88,16 @@ impl Engine for AesNi {
     fn decrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
         // SAFETY: as in `encrypt`.
         unsafe { with_dec::<NR>(AesNi(()), &key.dec, f) }
+    }
+
+    fn ctr32<const NR: usize>(
+        key: &Key<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, crate::Block>,
+    ) {
+        // SAFETY: as in `encrypt` (the token's check includes SSSE3).
+        unsafe { super::ctr::ctr128::<NR>(AesNi(()), &key.enc, nonce, ctr, blocks) }
     }
 }
 

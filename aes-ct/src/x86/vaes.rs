@@ -28,11 +28,24 @@ use cipher::{
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 cpufeatures::new!(cpu_vaes256, "aes", "vaes", "avx2");
-cpufeatures::new!(cpu_vaes512, "aes", "vaes", "avx512f");
+// AVX-512BW (`vpshufb` on `zmm`, for the CTR counters) is on every CPU
+// with VAES and AVX-512F.
+cpufeatures::new!(cpu_vaes512, "aes", "vaes", "avx512f", "avx512bw");
 
-/// Proof that this CPU has VAES with AVX2 (`wide`: and AVX-512F).
+/// Run the AVX-512 code when the CPU has it (cleared by [`limit_width`]).
+static ALLOW_512: AtomicBool = AtomicBool::new(true);
+
+/// Limit the VAES vector width for keys made afterwards: 2 lanes (AVX2,
+/// 256-bit) or 4 (AVX-512, the default where the CPU has it). A test and
+/// benchmark hook, so the AVX2 code runs on AVX-512 CPUs too.
+pub fn limit_width(lanes: u8) {
+    ALLOW_512.store(lanes >= 4, Ordering::Relaxed);
+}
+
+/// Proof that this CPU has VAES with AVX2 (`wide`: and AVX-512F/BW).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Vaes {
     wide: bool,
@@ -52,7 +65,7 @@ impl Engine for Vaes {
 
     fn token() -> Option<Vaes> {
         cpu_vaes256::get().then(|| Vaes {
-            wide: cpu_vaes512::get(),
+            wide: cpu_vaes512::get() && ALLOW_512.load(Ordering::Relaxed),
         })
     }
 
@@ -84,6 +97,23 @@ impl Engine for Vaes {
                 dec512::<NR>(key.ni, &key.key.dec, f)
             } else {
                 dec256::<NR>(key.ni, &key.key.dec, f)
+            }
+        }
+    }
+
+    fn ctr32<const NR: usize>(
+        key: &VKey<NR>,
+        nonce: &[u8; 12],
+        ctr: u32,
+        blocks: InOutBuf<'_, '_, crate::Block>,
+    ) {
+        let t = Vaes { wide: key.wide };
+        // SAFETY: as in `encrypt` (`wide` only with AVX-512F and BW).
+        unsafe {
+            if key.wide {
+                super::ctr::ctr512::<NR>(t, &key.key.enc, nonce, ctr, blocks)
+            } else {
+                super::ctr::ctr256::<NR>(t, &key.key.enc, nonce, ctr, blocks)
             }
         }
     }

@@ -6,7 +6,9 @@
 //! Single block: one `encrypt_block` call on one block, each call on the
 //! previous call's output (latency of a lone block). CTR: RustCrypto's
 //! `ctr::Ctr32BE` over the cipher, a fresh IV per message (as a protocol
-//! does per record), key expanded once.
+//! does per record), key expanded once; the `aes_ct::Ctr32BE` rows run
+//! aes-ct's own CTR mode (same semantics, fused whole-block loop) the same
+//! way.
 
 use super::{Col, Ctx, Role, keep};
 use cipher::{Array, BlockCipherEncrypt, InnerIvInit, KeyInit, StreamCipher, consts::U16};
@@ -50,9 +52,30 @@ fn cells<C: BlockCipherEncrypt<BlockSize = U16>>(ctx: &Ctx, c: &C) -> Vec<(Strin
     out
 }
 
+/// CTR cells of aes-ct's own `Ctr32BE` over a borrowed cipher.
+fn own_ctr_cells<C: aes_ct::CtrCipher>(ctx: &Ctx, c: &C) -> Vec<(String, f64)>
+where
+    for<'a> &'a C: aes_ct::CtrCipher,
+{
+    let mut buf = vec![0u8; SIZES[SIZES.len() - 1]];
+    let iv = [0x5au8; 16];
+    SIZES
+        .iter()
+        .map(|&n| {
+            let mbps = ctx.mbps(n, || {
+                let core = aes_ct::CtrCore::<&C>::inner_iv_init(c, &iv.into());
+                let mut s = aes_ct::Ctr32BE::<&C>::from_core(core);
+                s.apply_keystream(keep(&mut buf[..n]));
+            });
+            (n.to_string(), mbps)
+        })
+        .collect()
+}
+
 fn one_size<A, R>(ctx: &mut Ctx, bits: usize, ours: impl Fn(&[u8], aes_ct::Backend) -> Option<A>)
 where
-    A: BlockCipherEncrypt<BlockSize = U16>,
+    A: aes_ct::CtrCipher,
+    for<'a> &'a A: aes_ct::CtrCipher,
     R: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
 {
     let title = format!("AES-{bits}");
@@ -64,6 +87,8 @@ where
             let Some(c) = ours(&key, b) else { continue };
             let cells = cells(ctx, &c);
             ctx.row(&title, Role::Ours, &format!("aes-ct {}", b.name()), cells);
+            let cells = own_ctr_cells(ctx, &c);
+            ctx.row(&title, Role::Ours, &format!("aes-ct {}, aes_ct::Ctr32BE", b.name()), cells);
         }
     }
 

@@ -1,0 +1,469 @@
+//! Fused CTR32 (big-endian 32-bit counter) loops for AES-NI and VAES: the
+//! `Engine::ctr32` of those backends, behind [`crate::Ctr32BE`].
+//!
+//! Technique: counter blocks are made in vector registers, never in
+//! memory: each 128-bit lane holds the nonce in bytes 0..12 and its block's
+//! counter as a LITTLE-endian 32-bit word in bytes 12..16, so one
+//! `paddd` steps every lane (mod 2^32, as CTR32 requires) and one `pshufb`
+//! per vector turns the word big-endian (the arrangement of Gueron's
+//! AES-NI CTR code and of BoringSSL's `aesni_ctr32_encrypt_blocks`). The
+//! encrypted counters are XORed with the input straight from the
+//! registers, so no keystream is ever written to memory. One body serves
+//! three vector widths (`Lanes`): 128-bit AES-NI (8 blocks in flight),
+//! 256-bit VAES with AVX2 (8 `ymm` = 16 blocks) and 512-bit VAES with
+//! AVX-512 (8 `zmm` = 32 blocks). The final, partial group runs the
+//! smallest interleave width (8/4/2/1 vectors) that covers it, and a last
+//! vector only partly used is stored lane by lane.
+//!
+//! Cost: per group of 8 vectors, `NR + 1` AES instructions per vector plus
+//! ~5 vector instructions per vector (counter add, shuffle, load, XOR,
+//! store); the round keys are broadcast once per call.
+//!
+//! Constant time: the AES instructions and vector arithmetic are
+//! data-independent; the counter value is only data. Loop bounds and the
+//! tail's width depend on the length alone.
+
+use crate::Block;
+use cipher::inout::InOutBuf;
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+/// Vectors in flight per group in the main loop.
+const U: usize = 8;
+
+/// Byte order of one lane after the counter step: nonce bytes in place,
+/// the little-endian counter word reversed to big-endian.
+const BSWAP_CTR: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12];
+
+/// One vector width. Every method is an intrinsic wrapper and may only run
+/// inside a function compiled with the width's target features (the
+/// `ctr128`/`ctr256`/`ctr512` entry points below); that is their safety
+/// contract.
+pub(super) trait Lanes: Copy {
+    /// Blocks per vector.
+    const W: usize;
+    unsafe fn bcast(k: __m128i) -> Self;
+    unsafe fn loadu(p: *const u8) -> Self;
+    unsafe fn storeu(p: *mut u8, v: Self);
+    unsafe fn xor(a: Self, b: Self) -> Self;
+    unsafe fn enc(a: Self, k: Self) -> Self;
+    unsafe fn enclast(a: Self, k: Self) -> Self;
+    unsafe fn add32(a: Self, b: Self) -> Self;
+    /// `pshufb` of every lane by the same lane of `m`.
+    unsafe fn shuf(a: Self, m: Self) -> Self;
+    /// Lanes `first, first + 1, ...` (counter word of each lane stepped).
+    unsafe fn ramp(first: __m128i) -> Self;
+    /// Every lane's counter word = `W` (the step from vector to vector).
+    unsafe fn step() -> Self;
+    /// Lane `i` (< W).
+    unsafe fn lane(v: Self, i: usize) -> __m128i;
+}
+
+impl Lanes for __m128i {
+    const W: usize = 1;
+    #[inline(always)]
+    unsafe fn bcast(k: __m128i) -> Self {
+        k
+    }
+    #[inline(always)]
+    unsafe fn loadu(p: *const u8) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn storeu(p: *mut u8, v: Self) {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_storeu_si128(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_xor_si128(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn enc(a: Self, k: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_aesenc_si128(a, k) }
+    }
+    #[inline(always)]
+    unsafe fn enclast(a: Self, k: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_aesenclast_si128(a, k) }
+    }
+    #[inline(always)]
+    unsafe fn add32(a: Self, b: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn shuf(a: Self, m: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_shuffle_epi8(a, m) }
+    }
+    #[inline(always)]
+    unsafe fn ramp(first: __m128i) -> Self {
+        first
+    }
+    #[inline(always)]
+    unsafe fn step() -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm_set_epi32(1, 0, 0, 0) }
+    }
+    #[inline(always)]
+    unsafe fn lane(v: Self, _: usize) -> __m128i {
+        v
+    }
+}
+
+/// `BSWAP_CTR` in one 128-bit lane.
+#[inline(always)]
+unsafe fn bswap_mask() -> __m128i {
+    // SAFETY: `Lanes` contract: only called inside this width's
+    // target-feature functions; pointers valid per the caller.
+    unsafe { _mm_loadu_si128(BSWAP_CTR.as_ptr().cast()) }
+}
+
+#[cfg(feature = "vaes")]
+impl Lanes for __m256i {
+    const W: usize = 2;
+    #[inline(always)]
+    unsafe fn bcast(k: __m128i) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_broadcastsi128_si256(k) }
+    }
+    #[inline(always)]
+    unsafe fn loadu(p: *const u8) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn storeu(p: *mut u8, v: Self) {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_storeu_si256(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn enc(a: Self, k: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_aesenc_epi128(a, k) }
+    }
+    #[inline(always)]
+    unsafe fn enclast(a: Self, k: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_aesenclast_epi128(a, k) }
+    }
+    #[inline(always)]
+    unsafe fn add32(a: Self, b: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn shuf(a: Self, m: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_shuffle_epi8(a, m) }
+    }
+    #[inline(always)]
+    unsafe fn ramp(first: __m128i) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe {
+            _mm256_add_epi32(
+                _mm256_broadcastsi128_si256(first),
+                _mm256_set_epi32(1, 0, 0, 0, 0, 0, 0, 0),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn step() -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0) }
+    }
+    #[inline(always)]
+    unsafe fn lane(v: Self, i: usize) -> __m128i {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe {
+            match i {
+                0 => _mm256_castsi256_si128(v),
+                _ => _mm256_extracti128_si256::<1>(v),
+            }
+        }
+    }
+}
+
+#[cfg(feature = "vaes")]
+impl Lanes for __m512i {
+    const W: usize = 4;
+    #[inline(always)]
+    unsafe fn bcast(k: __m128i) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_broadcast_i32x4(k) }
+    }
+    #[inline(always)]
+    unsafe fn loadu(p: *const u8) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn storeu(p: *mut u8, v: Self) {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_storeu_si512(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn enc(a: Self, k: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_aesenc_epi128(a, k) }
+    }
+    #[inline(always)]
+    unsafe fn enclast(a: Self, k: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_aesenclast_epi128(a, k) }
+    }
+    #[inline(always)]
+    unsafe fn add32(a: Self, b: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn shuf(a: Self, m: Self) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_shuffle_epi8(a, m) }
+    }
+    #[inline(always)]
+    unsafe fn ramp(first: __m128i) -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe {
+            _mm512_add_epi32(
+                _mm512_broadcast_i32x4(first),
+                _mm512_set_epi32(3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn step() -> Self {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe { _mm512_set_epi32(4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0) }
+    }
+    #[inline(always)]
+    unsafe fn lane(v: Self, i: usize) -> __m128i {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe {
+            match i {
+                0 => _mm512_castsi512_si128(v),
+                1 => _mm512_extracti32x4_epi32::<1>(v),
+                2 => _mm512_extracti32x4_epi32::<2>(v),
+                _ => _mm512_extracti32x4_epi32::<3>(v),
+            }
+        }
+    }
+}
+
+/// The per-call state: broadcast round keys, the next counter vector
+/// (little-endian counter words), the step, the byte-swap mask.
+struct State<V: Lanes, const NR: usize> {
+    k: [V; 15],
+    cur: V,
+    step: V,
+    bswap: V,
+}
+
+impl<V: Lanes, const NR: usize> State<V, NR> {
+    /// Up to `G * W` blocks (`G` vectors interleaved): `n` blocks
+    /// (`n <= G * W`) from `inp` to `out`, counters advanced by `G * W`
+    /// whatever `n` is (the caller stops after a partial group). Safety:
+    /// the `Lanes` contract, and `n` blocks readable at `inp`, writable at
+    /// `out`.
+    #[inline(always)]
+    unsafe fn group<const G: usize>(&mut self, inp: *const u8, out: *mut u8, n: usize) {
+        // SAFETY: `Lanes` contract: only called inside this width's
+        // target-feature functions; pointers valid per the caller.
+        unsafe {
+            // (Plain loops, not `array::from_fn`: a closure would be a
+            // function of its own, compiled without the target features.)
+            let mut b = [self.k[0]; G];
+            for x in b.iter_mut() {
+                *x = V::xor(V::shuf(self.cur, self.bswap), self.k[0]);
+                self.cur = V::add32(self.cur, self.step);
+            }
+            for r in 1..NR {
+                for x in b.iter_mut() {
+                    *x = V::enc(*x, self.k[r]);
+                }
+            }
+            for x in b.iter_mut() {
+                *x = V::enclast(*x, self.k[NR]);
+            }
+            let whole = n / V::W;
+            for (j, x) in b.iter().enumerate().take(whole) {
+                let off = j * V::W * 16;
+                V::storeu(out.add(off), V::xor(*x, V::loadu(inp.add(off))));
+            }
+            // A last vector only partly used: lane by lane.
+            for i in 0..n % V::W {
+                let off = (whole * V::W + i) * 16;
+                let ks = V::lane(b[whole], i);
+                _mm_storeu_si128(
+                    out.add(off).cast(),
+                    _mm_xor_si128(ks, _mm_loadu_si128(inp.add(off).cast())),
+                );
+            }
+        }
+    }
+}
+
+/// The loop: whole groups of `U` vectors, then one narrower group for the
+/// rest (8, 4, 2 or 1 vectors: the fewest that cover it).
+#[inline(always)]
+unsafe fn ctr_loop<V: Lanes, const NR: usize>(
+    rk: &[__m128i; 15],
+    nonce: &[u8; 12],
+    ctr: u32,
+    mut blocks: InOutBuf<'_, '_, Block>,
+) {
+    let mut first = [0u8; 16];
+    first[..12].copy_from_slice(nonce);
+    first[12..].copy_from_slice(&ctr.to_le_bytes());
+    // SAFETY: the caller is one of this width's target-feature functions
+    // (the `Lanes` contract); every pointer below is `inp`/`out` plus at
+    // most `n` blocks, inside `blocks`.
+    unsafe {
+        let k0 = V::bcast(rk[0]);
+        let mut st = State::<V, NR> {
+            k: [k0; 15],
+            cur: V::ramp(_mm_loadu_si128(first.as_ptr().cast())),
+            step: V::step(),
+            bswap: V::bcast(bswap_mask()),
+        };
+        for (k, r) in st.k.iter_mut().zip(rk).take(NR + 1) {
+            *k = V::bcast(*r);
+        }
+        let n = blocks.len();
+        let inp = blocks.get_in().as_ptr().cast::<u8>();
+        let out = blocks.get_out().as_mut_ptr().cast::<u8>();
+        let per = U * V::W;
+        let mut done = 0;
+        while n - done >= per {
+            st.group::<U>(inp.add(done * 16), out.add(done * 16), per);
+            done += per;
+        }
+        let rest = n - done;
+        let vecs = rest.div_ceil(V::W);
+        let (i, o) = (inp.add(done * 16), out.add(done * 16));
+        match vecs {
+            0 => {}
+            1 => st.group::<1>(i, o, rest),
+            2 => st.group::<2>(i, o, rest),
+            3 | 4 => st.group::<4>(i, o, rest),
+            _ => st.group::<U>(i, o, rest),
+        }
+        // The broadcast round keys may have been spilled to this frame.
+        for k in st.k.iter_mut() {
+            core::ptr::write_volatile(k, core::mem::zeroed());
+        }
+    }
+}
+
+/// AES-NI, 8 blocks in flight (SSSE3 for the counter shuffle).
+#[target_feature(enable = "aes,sse2,ssse3")]
+pub(super) fn ctr128<const NR: usize>(
+    _: super::aesni::AesNi,
+    rk: &[[u8; 16]; 15],
+    nonce: &[u8; 12],
+    ctr: u32,
+    blocks: InOutBuf<'_, '_, Block>,
+) {
+    let mut k = load_keys(rk);
+    // SAFETY: this function is compiled with the features `__m128i`'s
+    // `Lanes` methods need; the token proves the CPU has them; the
+    // pointers `ctr_loop` forms stay inside `blocks`.
+    unsafe { ctr_loop::<__m128i, NR>(&k, nonce, ctr, blocks) };
+    wipe(&mut k);
+}
+
+/// VAES on 256-bit vectors (AVX2): 16 blocks in flight.
+#[cfg(feature = "vaes")]
+#[target_feature(enable = "aes,vaes,avx2")]
+pub(super) fn ctr256<const NR: usize>(
+    _: super::vaes::Vaes,
+    rk: &[[u8; 16]; 15],
+    nonce: &[u8; 12],
+    ctr: u32,
+    blocks: InOutBuf<'_, '_, Block>,
+) {
+    let mut k = load_keys(rk);
+    // SAFETY: as in `ctr128`, for VAES + AVX2 (the `Vaes` token).
+    unsafe { ctr_loop::<__m256i, NR>(&k, nonce, ctr, blocks) };
+    wipe(&mut k);
+}
+
+/// VAES on 512-bit vectors (AVX-512F/BW): 32 blocks in flight.
+#[cfg(feature = "vaes")]
+#[target_feature(enable = "aes,vaes,avx512f,avx512bw")]
+pub(super) fn ctr512<const NR: usize>(
+    _: super::vaes::Vaes,
+    rk: &[[u8; 16]; 15],
+    nonce: &[u8; 12],
+    ctr: u32,
+    blocks: InOutBuf<'_, '_, Block>,
+) {
+    let mut k = load_keys(rk);
+    // SAFETY: as in `ctr128`, for VAES + AVX-512F/BW (a wide `Vaes` token).
+    unsafe { ctr_loop::<__m512i, NR>(&k, nonce, ctr, blocks) };
+    wipe(&mut k);
+}
+
+/// The round keys in registers (SSE2 loads).
+#[inline(always)]
+fn load_keys(rk: &[[u8; 16]; 15]) -> [__m128i; 15] {
+    // SAFETY: 16 readable bytes each, unaligned loads; SSE2 is there
+    // wherever an AES-NI or VAES token exists.
+    core::array::from_fn(|i| unsafe { _mm_loadu_si128(rk[i].as_ptr().cast()) })
+}
+
+/// Overwrite the stack copy of the round keys.
+#[inline(always)]
+fn wipe(k: &mut [__m128i; 15]) {
+    for r in k.iter_mut() {
+        // SAFETY: valid exclusive reference; SSE2 is there (token).
+        unsafe { core::ptr::write_volatile(r, _mm_setzero_si128()) };
+    }
+}
