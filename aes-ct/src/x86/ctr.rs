@@ -396,7 +396,7 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
             _ => st.group::<U>(i, o, rest),
         }
         // The broadcast round keys may have been spilled to this frame.
-        for k in st.k.iter_mut() {
+        for k in st.k.iter_mut().take(NR + 1) {
             core::ptr::write_volatile(k, core::mem::zeroed());
         }
     }

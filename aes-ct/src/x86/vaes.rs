@@ -110,7 +110,10 @@ impl Engine for Vaes {
         let t = Vaes { wide: key.wide };
         // SAFETY: as in `encrypt` (`wide` only with AVX-512F and BW).
         unsafe {
-            if key.wide {
+            if blocks.len() <= 4 {
+                // A few blocks: not worth broadcasting the keys.
+                super::ctr::ctr128::<NR>(key.ni, &key.key.enc, nonce, ctr, blocks)
+            } else if key.wide {
                 super::ctr::ctr512::<NR>(t, &key.key.enc, nonce, ctr, blocks)
             } else {
                 super::ctr::ctr256::<NR>(t, &key.key.enc, nonce, ctr, blocks)
