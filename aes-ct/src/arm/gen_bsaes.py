@@ -15,7 +15,12 @@ values is assigned to q0-q15 by a linear scan that, when no register is
 free, spills the value whose next use is farthest (Belady). Spill slots are
 16-byte aligned stack slots addressed through r4-r11 (one pointer per slot,
 so a spill or reload is one instruction). Constants (byte permutations,
-masks) are rematerialised instead of spilled.
+masks) are rematerialised instead of spilled. Round keys are loaded two
+planes per `vldmia` into a pair of consecutive registers (KEY_GROUP; 4 per
+load saved less: finding 4 free consecutive registers costs spills).
+
+Environment (for experiments): BSAES_KEY_GROUP (1, 2, 4), BSAES_SEARCH
+(schedules tried per segment), BSAES_OUT (output path).
 """
 import re, sys, os
 
@@ -67,6 +72,12 @@ class Prog:
     def shr(self, a, n): return self.op("vshr", self.new(), [a], imm=n)
     def shl(self, a, n): return self.op("vshl", self.new(), [a], imm=n)
     def key(self): return self.op("key", self.new("k"), [])
+    def keyg(self, n):
+        """n consecutive round-key planes, loaded by one `vldmia` into n
+        consecutive q registers."""
+        vals = [self.new("k") for _ in range(n)]
+        self.op("keyg", vals[0], [], vals=vals)
+        return vals
 
 def sbox(p, q):
     env = {x: q[i] for x, i in INS.items()}
@@ -135,8 +146,18 @@ def inv_mix_columns(p, q):
     u4 = xtime(p, xtime(p, u))
     return mix_columns(p, [p.xor(q[i], u4[i]) for i in range(8)])
 
-def ark(p, q):
-    return [p.xor(q[i], p.key()) for i in range(8)]
+# Round-key planes per load (1: `vld1` per plane; n > 1: one `vldmia` of
+# n q registers, which the allocator places in n consecutive registers).
+KEY_GROUP = int(os.environ.get("BSAES_KEY_GROUP", "2"))
+
+def ark(p, q, g=None):
+    g = KEY_GROUP if g is None else g
+    if g == 1:
+        return [p.xor(q[i], p.key()) for i in range(8)]
+    ks = []
+    for _ in range(8 // g):
+        ks += p.keyg(g)
+    return [p.xor(q[i], ks[i]) for i in range(8)]
 
 def swapmove(p, q, i, d, m):
     a, b = q[i], q[i + d]
@@ -199,14 +220,41 @@ class Alloc:
             n = 10**9 if n is None else n
             if n > far:
                 best, far = r, n
-        v = self.owner.pop(best)
+        self.evict(best, i)
+        return best
+
+    def evict(self, r, i):
+        """Free q r, spilling its value if it is live, not a constant and
+        not in a slot already."""
+        v = self.owner.pop(r)
         del self.reg[v]
         if self.next_use(v, i) is not None and v not in self.consts and v not in self.slot:
             s = self.new_slot(i)
             self.slot[v] = s
-            self.emit_slot("vst1.64", best, s)
+            self.emit_slot("vst1.64", r, s)
             self.spills += 1
-        return best
+
+    def load_group(self, vals, i):
+        """Place `vals` in consecutive registers (the window that evicts
+        the fewest live values, then the ones needed latest) and load them
+        with one `vldmia`."""
+        n = len(vals)
+        best = None
+        for b in range(self.NQ - n + 1):
+            occ = [self.owner[r] for r in range(b, b + n) if r in self.owner]
+            live = [v for v in occ if self.next_use(v, i) is not None]
+            stores = sum(1 for v in live if v not in self.consts and v not in self.slot)
+            near = min([self.next_use(v, i) for v in live], default=10**9)
+            k = (len(live) + stores, -near, b)
+            if best is None or k < best[0]:
+                best = (k, b)
+        b = best[1]
+        for r in range(b, b + n):
+            if r in self.owner:
+                self.evict(r, i)
+        self.emit("vldmia r0!, {{d%d-d%d}}" % (2 * b, 2 * b + 2 * n - 1))
+        for j, v in enumerate(vals):
+            self.reg[v], self.owner[b + j] = b + j, v
 
     def new_slot(self, i):
         used = set(self.slot.values())
@@ -278,6 +326,9 @@ class Alloc:
         for i, (k, d, s, kw) in enumerate(self.prog.ops):
             if k == "const":
                 self.consts[d] = kw["name"]
+                continue
+            if k == "keyg":
+                self.load_group(kw["vals"], i)
                 continue
             if k == "key":
                 r = self.free_reg(i)
@@ -357,7 +408,12 @@ def schedule(p, outs, rng=None):
     1 - deaths), then the original order. Round-key loads keep their
     relative order (the key pointer is post-incremented)."""
     ops = p.ops
-    prod = {d: i for i, (k, d, s, kw) in enumerate(ops)}
+    def made(o):
+        return o[3]["vals"] if o[0] == "keyg" else [o[1]]
+    prod = {}
+    for i, o in enumerate(ops):
+        for v in made(o):
+            prod[v] = i
     users = {}
     for i, (k, d, s, kw) in enumerate(ops):
         for v in s:
@@ -367,7 +423,7 @@ def schedule(p, outs, rng=None):
     done_vals = set(v for v in users if v not in prod)  # segment inputs
     remaining = set(range(len(ops)))
     pending_uses = {v: set(u) for v, u in users.items()}
-    keys = [i for i, o in enumerate(ops) if o[0] == "key"]
+    keys = [i for i, o in enumerate(ops) if o[0] in ("key", "keyg")]
     order = []
     while remaining:
         best, bkey = None, None
@@ -375,12 +431,13 @@ def schedule(p, outs, rng=None):
             k, d, s, kw = ops[i]
             if any(v not in done_vals for v in s):
                 continue
-            if k == "key" and keys and keys[0] != i:
+            if k in ("key", "keyg") and keys and keys[0] != i:
                 continue
-            if k in ("const", "key"):
+            if k in ("const", "key", "keyg"):
                 # only when a consumer is otherwise ready
-                cons = [u for u in users.get(d, ()) if u < len(ops)]
-                ok = any(all(w in done_vals or w == d for w in ops[u][2]) for u in cons)
+                mine = set(made(ops[i]))
+                cons = [u for v in mine for u in users.get(v, ()) if u < len(ops)]
+                ok = any(all(w in done_vals or w in mine for w in ops[u][2]) for u in cons)
                 pr = (0 if ok else 2, rng.random() if rng else 0, i)
             else:
                 deaths = sum(1 for v in set(s) if pending_uses[v] == {i})
@@ -390,14 +447,14 @@ def schedule(p, outs, rng=None):
         k, d, s, kw = ops[best]
         remaining.discard(best)
         order.append(ops[best])
-        if k == "key":
+        if k in ("key", "keyg"):
             keys.pop(0)
-        done_vals.add(d)
+        done_vals.update(made(ops[best]))
         for v in s:
             pending_uses[v].discard(best)
     p.ops = order
 
-SEARCH = 300  # randomised schedules tried per segment (deterministic seed)
+SEARCH = int(os.environ.get("BSAES_SEARCH", "300"))  # randomised schedules tried per segment (deterministic seed)
 
 CACHE = {}
 
@@ -683,7 +740,7 @@ def main():
         asm += ['    "%s",' % l.replace("    ", "", 1) if not l.startswith("    ") else '    "%s",' % l for l in body]
         asm += ['    ".size %s, .-%s",' % (nm, nm)]
     text = TEMPLATE.replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
-    open(os.path.join(ROOT, "bsaes_asm.rs"), "w").write(text)
+    open(os.environ.get("BSAES_OUT", os.path.join(ROOT, "bsaes_asm.rs")), "w").write(text)
     for st in es + ds:
         print(st, file=sys.stderr)
 
