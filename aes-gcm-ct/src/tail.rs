@@ -69,7 +69,9 @@ pub(crate) unsafe fn finish(
         // SAFETY: `n` < 16 readable bytes at inp + off; `t` has 16.
         unsafe { core::ptr::copy_nonoverlapping(inp.add(off), t.as_mut_ptr(), n) };
         let mut o = xor(t, keystream(ctr));
-        o[n..].fill(0);
+        for (i, b) in o.iter_mut().enumerate() {
+            *b &= 0u8.wrapping_sub((i < n) as u8);
+        }
         // SAFETY: `n` writable bytes at out + off.
         unsafe { core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), n) };
         acc = mul_h(xor(acc, if encrypt { o } else { t }));

@@ -165,7 +165,7 @@ fn crypt_impl<const NR: usize>(
     encrypt: bool,
 ) -> Block {
     let mut rk = [zero(); 15];
-    for (r, k) in rk.iter_mut().zip(key.rk.iter()).take(NR + 1) {
+    for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
         *r = ld(k);
     }
     let mut hp = [zero(); 8];
@@ -177,7 +177,7 @@ fn crypt_impl<const NR: usize>(
     let last = |x: V| -> V { xor(vaeseq_u8(x, rk[NR - 1]), rk[NR]) };
     let aes1 = |x: V| -> V {
         let mut x = x;
-        for k in rk.iter().take(NR - 1) {
+        for k in &rk[..NR - 1] {
             x = round(x, *k);
         }
         last(x)

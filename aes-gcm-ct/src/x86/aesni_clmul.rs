@@ -157,7 +157,7 @@ fn crypt_impl<const NR: usize>(
     encrypt: bool,
 ) -> Block {
     let mut rk = [_mm_setzero_si128(); 15];
-    for (r, k) in rk.iter_mut().zip(key.rk.iter()).take(NR + 1) {
+    for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
         *r = ld(k);
     }
     let mut hp = [_mm_setzero_si128(); 8];
@@ -166,7 +166,7 @@ fn crypt_impl<const NR: usize>(
     }
     let aes1 = |x: __m128i| -> __m128i {
         let mut x = _mm_xor_si128(x, rk[0]);
-        for k in rk.iter().take(NR).skip(1) {
+        for k in &rk[1..NR] {
             x = _mm_aesenc_si128(x, *k);
         }
         _mm_aesenclast_si128(x, rk[NR])

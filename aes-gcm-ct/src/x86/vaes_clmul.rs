@@ -488,10 +488,13 @@ unsafe fn store16(p: *mut u8, v: __m128i, n: usize) -> __m128i {
             let mut t = [0u8; 16];
             _mm_storeu_si128(t.as_mut_ptr().cast(), v);
             core::ptr::copy_nonoverlapping(t.as_ptr(), p, n);
-            t[n..].fill(0);
-            let r = _mm_loadu_si128(t.as_ptr().cast());
             wipe(&mut t);
-            r
+            // Bytes i < n kept: (n > i) per byte lane (n < 16).
+            let keep = _mm_cmpgt_epi8(
+                _mm_set1_epi8(n as i8),
+                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            );
+            _mm_and_si128(v, keep)
         }
     }
 }
@@ -668,7 +671,7 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
                 mul_acc(&mut s, y, c.pow(nb, 2, k));
             }
         }
-        for key in rk.iter().take(NR).skip(1) {
+        for key in &rk[1..NR] {
             for v in x.iter_mut() {
                 *v = v.aesenc(*key);
             }
@@ -719,13 +722,13 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // E(J0) first: independent of everything below.
         let j0v = ld(&j0.0);
         let mut m = _mm_xor_si128(j0v, ld(&key.rk[0]));
-        for k in key.rk.iter().take(NR).skip(1) {
+        for k in &key.rk[1..NR] {
             m = _mm_aesenc_si128(m, ld(k));
         }
         let mask = _mm_aesenclast_si128(m, ld(&key.rk[NR]));
 
         let mut rk = [V::zero(); 15];
-        for (r, k) in rk.iter_mut().zip(key.rk.iter()).take(NR + 1) {
+        for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
             *r = V::bcast(ld(k));
         }
         let c = Ctx {
@@ -739,7 +742,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         };
         // Powers of the main loop: block j of a batch gets H^(16 - j).
         let mut pm = [V::zero(); MAXN];
-        for (k, p) in pm.iter_mut().enumerate().take(V::N) {
+        for (k, p) in pm[..V::N].iter_mut().enumerate() {
             *p = c.pow(BATCH, 1, k);
         }
 
@@ -785,7 +788,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     prev[0] = prev[0].xor(V::lane0(acc));
                 }
                 for r in 1..NR {
-                    for v in x.iter_mut().take(V::N) {
+                    for v in &mut x[..V::N] {
                         *v = v.aesenc(rk[r]);
                     }
                     if have_prev {
@@ -827,7 +830,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 }
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
-                    for v in x.iter_mut().take(V::N) {
+                    for v in &mut x[..V::N] {
                         *v = v.aesenc(rk[r]);
                     }
                     for k in (0..V::N).rev() {
