@@ -402,54 +402,44 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     }
 }
 
-/// AES-NI, 8 blocks in flight (SSSE3 for the counter shuffle).
-#[target_feature(enable = "aes,sse2,ssse3")]
-pub(super) fn ctr128<const NR: usize>(
-    _: super::aesni::AesNi,
-    rk: &[[u8; 16]; 15],
-    nonce: &[u8; 12],
-    ctr: u32,
-    blocks: InOutBuf<'_, '_, Block>,
-) {
-    let mut k = load_keys(rk);
-    // SAFETY: this function is compiled with the features `__m128i`'s
-    // `Lanes` methods need; the token proves the CPU has them; the
-    // pointers `ctr_loop` forms stay inside `blocks`.
-    unsafe { ctr_loop::<__m128i, NR>(&k, nonce, ctr, blocks) };
-    wipe(&mut k);
+/// The entry points: one per width, compiled with its target features and
+/// reachable only with the token whose CPU check covers them.
+macro_rules! entry {
+    ($(#[$m:meta])* $name:ident, $token:ty, $features:literal, $v:ty) => {
+        $(#[$m])*
+        #[target_feature(enable = $features)]
+        pub(super) fn $name<const NR: usize>(
+            _: $token,
+            rk: &[[u8; 16]; 15],
+            nonce: &[u8; 12],
+            ctr: u32,
+            blocks: InOutBuf<'_, '_, Block>,
+        ) {
+            let mut k = load_keys(rk);
+            // SAFETY: this function is compiled with the features the
+            // width's `Lanes` methods need, the token proves the CPU has
+            // them, and the pointers `ctr_loop` forms stay inside `blocks`.
+            unsafe { ctr_loop::<$v, NR>(&k, nonce, ctr, blocks) };
+            wipe(&mut k);
+        }
+    };
 }
 
-/// VAES on 256-bit vectors (AVX2): 16 blocks in flight.
+entry!(
+    /// AES-NI, 8 blocks in flight (SSSE3 for the counter shuffle).
+    ctr128, super::aesni::AesNi, "aes,sse2,ssse3", __m128i
+);
 #[cfg(feature = "vaes")]
-#[target_feature(enable = "aes,vaes,avx2")]
-pub(super) fn ctr256<const NR: usize>(
-    _: super::vaes::Vaes,
-    rk: &[[u8; 16]; 15],
-    nonce: &[u8; 12],
-    ctr: u32,
-    blocks: InOutBuf<'_, '_, Block>,
-) {
-    let mut k = load_keys(rk);
-    // SAFETY: as in `ctr128`, for VAES + AVX2 (the `Vaes` token).
-    unsafe { ctr_loop::<__m256i, NR>(&k, nonce, ctr, blocks) };
-    wipe(&mut k);
-}
-
-/// VAES on 512-bit vectors (AVX-512F/BW): 32 blocks in flight.
+entry!(
+    /// VAES on 256-bit vectors (AVX2): 16 blocks in flight.
+    ctr256, super::vaes::Vaes, "aes,vaes,avx2", __m256i
+);
 #[cfg(feature = "vaes")]
-#[target_feature(enable = "aes,vaes,avx512f,avx512bw")]
-pub(super) fn ctr512<const NR: usize>(
-    _: super::vaes::Vaes,
-    rk: &[[u8; 16]; 15],
-    nonce: &[u8; 12],
-    ctr: u32,
-    blocks: InOutBuf<'_, '_, Block>,
-) {
-    let mut k = load_keys(rk);
-    // SAFETY: as in `ctr128`, for VAES + AVX-512F/BW (a wide `Vaes` token).
-    unsafe { ctr_loop::<__m512i, NR>(&k, nonce, ctr, blocks) };
-    wipe(&mut k);
-}
+entry!(
+    /// VAES on 512-bit vectors (AVX-512F/BW, a wide `Vaes` token): 32
+    /// blocks in flight.
+    ctr512, super::vaes::Vaes, "aes,vaes,avx512f,avx512bw", __m512i
+);
 
 /// The round keys in registers (SSE2 loads).
 #[inline(always)]
