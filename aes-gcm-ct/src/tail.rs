@@ -19,12 +19,15 @@ fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
 
 /// Finish a message whose first `off` bytes a fused loop has done.
 ///
+/// The path passes its block functions (closures over its registers, so
+/// the GHASH state stays in the path's own representation and every XOR
+/// in the loop runs in vector registers):
 /// * `acc`: the GHASH state so far (AAD and the first `off` bytes of
-///   ciphertext), as GCM bytes;
-/// * `mask`: E_K(J0);
-/// * `ctr`: the counter word of the next counter block;
-/// * `keystream(c)`: E_K(the counter block with counter word `c`);
-/// * `mul_h(x)`: x * H in GF(2^128), GCM bytes in and out.
+///   ciphertext), in the path's representation;
+/// * `crypt(c, x)`: `x` XOR E_K(the counter block with counter word `c`);
+/// * `absorb(acc, x)`: the GHASH state after block `x` (GCM bytes);
+/// * `digest(acc)`: the GHASH value as GCM bytes;
+/// * `mask`: E_K(J0); `ctr`: the counter word of the next block.
 ///
 /// Returns the full 16-byte tag.
 ///
@@ -43,8 +46,9 @@ pub(crate) unsafe fn finish(
     len: usize,
     aad_len: usize,
     encrypt: bool,
-    keystream: impl Fn(u32) -> [u8; 16],
-    mul_h: impl Fn([u8; 16]) -> [u8; 16],
+    crypt: impl Fn(u32, [u8; 16]) -> [u8; 16],
+    absorb: impl Fn([u8; 16], [u8; 16]) -> [u8; 16],
+    digest: impl Fn([u8; 16]) -> [u8; 16],
 ) -> Block {
     let mut acc = acc;
     // Whole blocks, one at a time.
@@ -54,11 +58,11 @@ pub(crate) unsafe fn finish(
         // writable at out + off; `i` is a separate local.
         let o = unsafe {
             core::ptr::copy_nonoverlapping(inp.add(off), i.as_mut_ptr(), 16);
-            let o = xor(i, keystream(ctr));
+            let o = crypt(ctr, i);
             core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), 16);
             o
         };
-        acc = mul_h(xor(acc, if encrypt { o } else { i }));
+        acc = absorb(acc, if encrypt { o } else { i });
         ctr = ctr.wrapping_add(1);
         off += 16;
     }
@@ -68,13 +72,13 @@ pub(crate) unsafe fn finish(
         let mut t = [0u8; 16];
         // SAFETY: `n` < 16 readable bytes at inp + off; `t` has 16.
         unsafe { core::ptr::copy_nonoverlapping(inp.add(off), t.as_mut_ptr(), n) };
-        let mut o = xor(t, keystream(ctr));
+        let mut o = crypt(ctr, t);
         for (i, b) in o.iter_mut().enumerate() {
             *b &= 0u8.wrapping_sub((i < n) as u8);
         }
         // SAFETY: `n` writable bytes at out + off.
         unsafe { core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), n) };
-        acc = mul_h(xor(acc, if encrypt { o } else { t }));
+        acc = absorb(acc, if encrypt { o } else { t });
         t.zeroize();
         o.zeroize();
     }
@@ -82,6 +86,6 @@ pub(crate) unsafe fn finish(
     let mut lens = [0u8; 16];
     lens[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
     lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
-    acc = mul_h(xor(acc, lens));
-    Block::from(xor(acc, mask))
+    acc = absorb(acc, lens);
+    Block::from(xor(digest(acc), mask))
 }

@@ -298,7 +298,7 @@ fn crypt_impl<const NR: usize>(
     // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len.
     let tag = unsafe {
         crate::tail::finish(
-            st(bswap(acc)),
+            st(acc),
             st(mask),
             ctr,
             inp,
@@ -307,8 +307,9 @@ fn crypt_impl<const NR: usize>(
             len,
             aad.len(),
             encrypt,
-            |c| st(aes1(cblock(c))),
-            |x| st(bswap(reduce(mul(bswap(ld(&x)), h1)))),
+            |c, x| st(xor(ld(&x), aes1(cblock(c)))),
+            |a, x| st(reduce(mul(xor(ld(&a), bswap(ld(&x))), h1))),
+            |a| st(bswap(ld(&a))),
         )
     };
 
