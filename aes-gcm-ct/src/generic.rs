@@ -25,6 +25,7 @@ use cipher::{
     Array, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
     consts::U16, typenum::Unsigned,
 };
+use core::mem::MaybeUninit;
 use ghash_ct::{GHashKey, GHashState};
 use zeroize::Zeroize;
 
@@ -96,20 +97,29 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             CHUNK_BLOCKS
         };
 
-        let mut ks = [Block::default(); CHUNK_BLOCKS];
+        // Keystream buffer: left uninitialized (a 16-byte message must not
+        // pay for clearing 2 KiB); each chunk writes the blocks it reads.
+        let mut ks_buf = MaybeUninit::<[Block; CHUNK_BLOCKS]>::uninit();
+        let ks_ptr = ks_buf.as_mut_ptr().cast::<Block>();
+        let mut used = 0;
         let mut ctr = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         let text_len = buf.len();
         while !buf.is_empty() {
             let n = buf.len().min(chunk_blocks * 16);
             let (mut chunk, rest) = buf.split_at(n);
             let nb = n.div_ceil(16);
-            for b in ks[..nb].iter_mut() {
+            for i in 0..nb {
+                let mut b = Block::default();
                 b[..12].copy_from_slice(&j0[..12]);
                 b[12..].copy_from_slice(&ctr.to_be_bytes());
                 ctr = ctr.wrapping_add(1);
+                // SAFETY: `i < nb <= CHUNK_BLOCKS`, inside `ks_buf`.
+                unsafe { ks_ptr.add(i).write(b) };
             }
-            let (batches, tail) =
-                Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(&mut ks[..nb]);
+            used = used.max(nb);
+            // SAFETY: the first `nb` blocks were written just above.
+            let ks = unsafe { core::slice::from_raw_parts_mut(ks_ptr, nb) };
+            let (batches, tail) = Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(ks);
             for batch in batches {
                 backend.encrypt_par_blocks_inplace(batch);
             }
@@ -119,13 +129,17 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             if !encrypt {
                 ghash.update_padded(&mut st, chunk.get_in());
             }
-            chunk.xor_in2out(&Array::slice_as_flattened(&ks[..nb])[..n]);
+            xor_keystream(chunk.reborrow(), ks);
             if encrypt {
                 ghash.update_padded(&mut st, chunk.get_out());
             }
             buf = rest;
         }
-        Array::slice_as_flattened_mut(&mut ks).zeroize();
+        for i in 0..used {
+            // SAFETY: block `i < used <= CHUNK_BLOCKS` of `ks_buf`; a
+            // volatile store so the wipe is not optimised away.
+            unsafe { core::ptr::write_volatile(ks_ptr.add(i), Block::default()) };
+        }
 
         let mut lens = Block::default();
         lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
@@ -137,5 +151,20 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         }
         s.0.zeroize();
         mask.0.zeroize();
+    }
+}
+
+/// `buf ^= ks` (as many bytes as `buf` has), a whole block at a time.
+#[inline(always)]
+fn xor_keystream(buf: InOutBuf<'_, '_, u8>, ks: &[Block]) {
+    let (blocks, mut tail) = buf.into_chunks::<U16>();
+    let n = blocks.len();
+    for (mut b, k) in blocks.into_iter().zip(ks) {
+        let x = u128::from_ne_bytes((*b.get_in()).into()) ^ u128::from_ne_bytes(k.0);
+        *b.get_out() = x.to_ne_bytes().into();
+    }
+    if !tail.is_empty() {
+        let k = &ks[n].0[..tail.len()];
+        tail.xor_in2out(k);
     }
 }
