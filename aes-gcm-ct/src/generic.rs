@@ -104,6 +104,11 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         let mut used = 0;
         let mut ctr = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         let text_len = buf.len();
+        // The lengths block, hashed with the text's last block (one
+        // reduction for both).
+        let mut lens = Block::default();
+        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+        lens[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
         while !buf.is_empty() {
             let n = buf.len().min(chunk_blocks * 16);
             let (mut chunk, rest) = buf.split_at(n);
@@ -126,14 +131,18 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             if !tail.is_empty() {
                 backend.encrypt_tail_blocks_inplace(tail);
             }
+            let last = rest.is_empty();
             if !encrypt {
-                ghash.update_padded(&mut st, chunk.get_in());
+                hash_text(ghash, &mut st, chunk.get_in(), last.then_some(&lens));
             }
             xor_keystream(chunk.reborrow(), ks);
             if encrypt {
-                ghash.update_padded(&mut st, chunk.get_out());
+                hash_text(ghash, &mut st, chunk.get_out(), last.then_some(&lens));
             }
             buf = rest;
+        }
+        if text_len == 0 {
+            ghash.update(&mut st, core::slice::from_ref(&lens));
         }
         for i in 0..used {
             // SAFETY: block `i < used <= CHUNK_BLOCKS` of `ks_buf`; a
@@ -141,10 +150,6 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             unsafe { core::ptr::write_volatile(ks_ptr.add(i), Block::default()) };
         }
 
-        let mut lens = Block::default();
-        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
-        lens[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
-        ghash.update(&mut st, core::slice::from_ref(&lens));
         let mut s = st.finalize();
         for (t, (a, b)) in tag.iter_mut().zip(s.iter().zip(mask.iter())) {
             *t = a ^ b;
@@ -167,4 +172,20 @@ fn xor_keystream(buf: InOutBuf<'_, '_, u8>, ks: &[Block]) {
         let k = &ks[n].0[..tail.len()];
         tail.xor_in2out(k);
     }
+}
+
+/// Hash a chunk of text; the last chunk (`lens` given) ends with its last
+/// block, zero-padded, and the lengths block in one `update` call.
+#[inline(always)]
+fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens: Option<&Block>) {
+    let Some(lens) = lens else {
+        ghash.update_padded(st, text);
+        return;
+    };
+    let head = (text.len() - 1) / 16 * 16;
+    ghash.update_padded(st, &text[..head]);
+    let mut two = [Block::default(), *lens];
+    two[0][..text.len() - head].copy_from_slice(&text[head..]);
+    ghash.update(st, &two);
+    two[0].0.zeroize();
 }

@@ -106,7 +106,9 @@ impl<const GHASH: bool> UhfBackend for Uhf<'_, GHASH> {
 #[inline]
 fn update_padded<const GHASH: bool>(keys: &Keys, acc: &mut u128, data: &[u8]) {
     let (blocks, tail) = Block::slice_as_chunks(data);
-    keys.update::<GHASH>(acc, blocks);
+    if !blocks.is_empty() {
+        keys.update::<GHASH>(acc, blocks);
+    }
     if !tail.is_empty() {
         let mut last = Block::default();
         last[..tail.len()].copy_from_slice(tail);
