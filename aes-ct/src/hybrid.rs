@@ -100,6 +100,16 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     fn enc_key_from_single<const NR: usize>(t: Self::Token, k: &V::Key<NR>) -> Self::Key<NR>;
     /// Convert the single-block key form for decryption (constant time).
     fn dec_key_from_single<const NR: usize>(t: Self::Token, k: &V::Key<NR>) -> Self::Key<NR>;
+    /// Convert for encryption into `slot` (default: a move of
+    /// [`Bitsliced::enc_key_from_single`]'s result; armv7 writes in place).
+    #[inline(always)]
+    fn enc_key_from_single_into<const NR: usize>(
+        t: Self::Token,
+        k: &V::Key<NR>,
+        slot: &mut core::mem::MaybeUninit<Self::Key<NR>>,
+    ) {
+        slot.write(Self::enc_key_from_single(t, k));
+    }
     /// Encryption key from the standard schedule.
     fn enc_key_from_schedule<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
     /// Decryption key from the standard schedule.
@@ -326,13 +336,38 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
             let ctr = ctr.wrapping_add(lead as u32);
             let (mid, tail) = rest.split_at(full * batch - lead);
             let m = mid.len();
-            if m > 0 {
-                B::ctr32_batches(be.enc_key_from_single(), nonce, ctr, mid);
+            if m == 0 {
+                // No full batch: the tail by the policy for a key not yet
+                // converted in this call.
+                if !tail.is_empty() {
+                    crate::ctr::ctr32_with_backend(&be, nonce, ctr, tail);
+                }
+                return be.conv.get().is_some();
             }
-            if !tail.is_empty() {
-                crate::ctr::ctr32_with_backend(&be, nonce, ctr.wrapping_add(m as u32), tail);
+            // Full batches: the bsaes key converted in place (no move of
+            // the key form, which would leave a copy and cost a memcpy),
+            // wiped when `conv` is dropped.
+            let mut conv = Converted::<V, B, NR>(core::mem::MaybeUninit::uninit(), false);
+            B::enc_key_from_single_into(key.bt, &key.single, &mut conv.0);
+            conv.1 = true;
+            // SAFETY: `enc_key_from_single_into` initialised the slot.
+            let k = unsafe { conv.0.assume_init_ref() };
+            B::ctr32_batches(k, nonce, ctr, mid);
+            let t = tail.len();
+            if t > 0 {
+                let c = ctr.wrapping_add(m as u32);
+                if t >= B::policy(key.bt).tail_bsaes_converted {
+                    let mut ks: Array<Block, B::Batch> = Default::default();
+                    crate::ctr::fill_counters(&mut ks[..t], nonce, c);
+                    B::encrypt_short(k, (&mut ks[..t]).into());
+                    crate::ctr::xor_blocks(tail, &ks[..t]);
+                    crate::ctr::wipe(&mut ks[..t]);
+                } else {
+                    let single = SingleBackend::<V, NR>(&key.single);
+                    crate::ctr::ctr32_with_backend(&single, nonce, c, tail);
+                }
             }
-            be.conv.get().is_some()
+            true
         }
         if call(key, nonce, ctr, blocks) {
             scrub_stack::<V, B>(key.bt);
@@ -360,6 +395,22 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         }
         if call(key, f) {
             scrub_stack::<V, B>(key.bt);
+        }
+    }
+}
+
+/// A bsaes key converted in place for one call; wiped (dropped) with it.
+struct Converted<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+    core::mem::MaybeUninit<B::Key<NR>>,
+    bool,
+);
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> Drop for Converted<V, B, NR> {
+    fn drop(&mut self) {
+        if self.1 {
+            // SAFETY: the flag is set only after the slot was initialised;
+            // dropped once (here).
+            unsafe { self.0.assume_init_drop() };
         }
     }
 }

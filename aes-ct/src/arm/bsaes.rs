@@ -196,6 +196,24 @@ impl<const NR: usize> Planes<NR> {
         p
     }
 
+    /// [`Planes::build`] for encryption, written into `slot` in place.
+    #[inline(always)]
+    fn enc_into(t: NeonToken, rk: &[[u8; 16]; 15], slot: &mut MaybeUninit<Self>) {
+        let s = slot.as_mut_ptr();
+        // SAFETY: `s` points at writable, aligned storage for a `Planes`;
+        // `dec` is written through a raw place (no reference to
+        // uninitialised memory), the units `0..=NR` by the routine (as in
+        // `build`); the rest stay uninitialised, which `MaybeUninit` allows.
+        let base = unsafe {
+            core::ptr::addr_of_mut!((*s).dec).write(false);
+            core::ptr::addr_of_mut!((*s).p).cast::<Planes16>()
+        };
+        for j in 0..=NR {
+            // SAFETY: j <= NR < 15, so `base + j` is inside the array.
+            planes(t, &rk[j], j > 0, j, unsafe { base.add(j) });
+        }
+    }
+
     fn enc(t: NeonToken, rk: &[[u8; 16]; 15]) -> Self {
         Self::build(t, rk, false)
     }
@@ -241,6 +259,14 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
 
     fn enc_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
         Planes::enc(t, &k.rk)
+    }
+
+    fn enc_key_from_single_into<const NR: usize>(
+        t: NeonToken,
+        k: &super::vpaes::Key<NR>,
+        slot: &mut MaybeUninit<Planes<NR>>,
+    ) {
+        Planes::enc_into(t, &k.rk, slot)
     }
 
     fn dec_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {

@@ -39,10 +39,10 @@
 //! (technique of BoringSSL's `bsaes_ctr32_encrypt_blocks`, written anew).
 //! Register plan beyond the kernel's:
 //!   entry   r0 out, r1 in, r2 keys, r3 rounds, [sp] blocks, [sp, 4] ctr
-//!   frame   r4 + 384: old sp, out, in, keys, rounds, blocks left (all
-//!           advanced per batch); r4 + 416: the next counter block with
-//!           its words byte-reversed (`vrev32.8`), so `vadd.i32` with
-//!           q8 = (0, 0, 0, 1) steps the big-endian counter word mod 2^32
+//!   frame   r4 + 384: old sp, out, in (both advanced per batch), keys,
+//!           rounds, end of input; r4 + 416: the next counter block with
+//!           its words byte-reversed (`vrev32.8`), so `vsub.i32` of
+//!           q8 = (0, 0, 0, -1) steps the big-endian counter word mod 2^32
 //!           and leaves the nonce alone
 //!   head    q0 = counter, q1-q7 = q0 + 1..7 (the transposition reads
 //!           byte `TRANSPOSE[i] ^ 3` to undo the reversal), q9 = q7 + 1
@@ -3746,7 +3746,6 @@ core::arch::global_asm!(
     "    vmov q5, q7",
     "    vswp q6, q11",
     "    vmov q7, q11",
-    "    b 4f",
     "4:",
     "    ldr r2, [r4, #388]",
     "    vst1.8 {{d0-d3}}, [r2]!",
@@ -3804,6 +3803,7 @@ core::arch::global_asm!(
     "    str r1, [r4, #392]",
     "    str r2, [r4, #396]",
     "    str r3, [r4, #400]",
+    "    add r5, r1, r5, lsl #4",
     "    str r5, [r4, #404]",
     "    vld1.8 {{d0-d1}}, [r6]",
     "    vrev32.8 q0, q0",
@@ -3824,16 +3824,15 @@ core::arch::global_asm!(
     "    add r0, r4, #416",
     "    vld1.64 {{d0-d1}}, [r0 :128]",
     "    vmov.i32 d16, #0",
-    "    vmov.i32 d17, #1",
-    "    vshl.u64 d17, d17, #32",
-    "    vadd.i32 q1, q0, q8",
-    "    vadd.i32 q2, q1, q8",
-    "    vadd.i32 q3, q2, q8",
-    "    vadd.i32 q4, q3, q8",
-    "    vadd.i32 q5, q4, q8",
-    "    vadd.i32 q6, q5, q8",
-    "    vadd.i32 q7, q6, q8",
-    "    vadd.i32 q9, q7, q8",
+    "    vmov.i64 d17, #0xffffffff00000000",
+    "    vsub.i32 q1, q0, q8",
+    "    vsub.i32 q2, q1, q8",
+    "    vsub.i32 q3, q2, q8",
+    "    vsub.i32 q4, q3, q8",
+    "    vsub.i32 q5, q4, q8",
+    "    vsub.i32 q6, q5, q8",
+    "    vsub.i32 q7, q6, q8",
+    "    vsub.i32 q9, q7, q8",
     "    vst1.64 {{d18-d19}}, [r0 :128]",
     "    ldr r0, [r4, #396]",
     "    ldr r3, [r4, #400]",
@@ -7463,7 +7462,6 @@ core::arch::global_asm!(
     "    vmov q5, q7",
     "    vswp q6, q11",
     "    vmov q7, q11",
-    "    b 4f",
     "4:",
     "    ldr r0, [r4, #392]",
     "    ldr r3, [r4, #388]",
@@ -7485,9 +7483,8 @@ core::arch::global_asm!(
     "    vst1.8 {{d12-d15}}, [r3]!",
     "    str r0, [r4, #392]",
     "    str r3, [r4, #388]",
-    "    ldr r0, [r4, #404]",
-    "    subs r0, r0, #8",
-    "    str r0, [r4, #404]",
+    "    ldr r3, [r4, #404]",
+    "    cmp r0, r3",
     "    bne 5b",
     "    ldr r11, [r4, #384]",
     "    vmov.i8 q8, #0",
