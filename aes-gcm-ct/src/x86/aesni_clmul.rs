@@ -13,8 +13,11 @@
 //! with the 8 carry-less multiplications (schoolbook, 4 `pclmulqdq` each)
 //! of 8 ciphertext blocks against H^8..H^1, accumulated unreduced, and one
 //! reduction per 8 blocks. Encryption hashes the previous iteration's
-//! ciphertext (software pipelining); decryption hashes the current
-//! iteration's input ciphertext. Remainders go one block at a time.
+//! ciphertext (software pipelining), read back from the output buffer (L1)
+//! so the 16 xmm registers hold the AES states; decryption hashes the
+//! current iteration's input ciphertext. The blocks after the last batch,
+//! the partial block, the lengths block and the tag go through the shared
+//! byte-level `crate::tail::finish` (one block at a time).
 //!
 //! Cost per 8 blocks: 8 x NR `aesenc` + 32 + 2 `pclmulqdq`; at setup 7
 //! multiplications for the powers.
@@ -207,8 +210,15 @@ fn crypt_impl<const NR: usize>(
     let mut off = 0usize;
 
     if encrypt {
-        // Pipelined: hash the previous 8 ciphertext blocks during this AES.
-        let mut prev = [_mm_setzero_si128(); 8];
+        // Pipelined: hash the previous 8 ciphertext blocks during this
+        // AES, read back from the output (L1) rather than kept in
+        // registers (16 xmm registers do not hold 8 states, 8 blocks,
+        // powers and sums).
+        let prev = |off: usize, j: usize| {
+            // SAFETY: 16 * j + 16 <= 128 <= off: inside the bytes of `out`
+            // written by the previous iteration.
+            bswap(unsafe { _mm_loadu_si128(out.add(off - 128 + 16 * j).cast()) })
+        };
         let mut have_prev = false;
         while len - off >= 128 {
             let mut b = [_mm_setzero_si128(); 8];
@@ -217,15 +227,14 @@ fn crypt_impl<const NR: usize>(
             }
             ctr = ctr.wrapping_add(8);
             let mut s = ZERO3();
-            if have_prev {
-                prev[0] = _mm_xor_si128(prev[0], acc);
-            }
             for r in 1..NR {
                 for x in b.iter_mut() {
                     *x = _mm_aesenc_si128(*x, rk[r]);
                 }
                 if have_prev && r <= 8 {
-                    mul_acc(&mut s, prev[r - 1], hp[8 - r]);
+                    let y = prev(off, r - 1);
+                    let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
+                    mul_acc(&mut s, y, hp[8 - r]);
                 }
             }
             if have_prev {
@@ -234,26 +243,23 @@ fn crypt_impl<const NR: usize>(
             for (j, x) in b.iter().enumerate() {
                 let k = _mm_aesenclast_si128(*x, rk[NR]);
                 // SAFETY: off + 16 * j + 16 <= len for both buffers.
-                let c = unsafe {
+                unsafe {
                     let c = _mm_xor_si128(_mm_loadu_si128(inp.add(off + 16 * j).cast()), k);
                     _mm_storeu_si128(out.add(off + 16 * j).cast(), c);
-                    c
-                };
-                prev[j] = bswap(c);
+                }
             }
             have_prev = true;
             off += 128;
         }
         if have_prev {
             let mut s = ZERO3();
-            prev[0] = _mm_xor_si128(prev[0], acc);
             for i in 0..8 {
-                mul_acc(&mut s, prev[i], hp[7 - i]);
+                let y = prev(off, i);
+                let y = if i == 0 { _mm_xor_si128(y, acc) } else { y };
+                mul_acc(&mut s, y, hp[7 - i]);
             }
             acc = reduce(s);
         }
-        prev = [_mm_setzero_si128(); 8];
-        let _ = prev;
     } else {
         while len - off >= 128 {
             let mut b = [_mm_setzero_si128(); 8];
