@@ -774,8 +774,15 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let mut off = 0usize;
         if encrypt {
             // Software pipelined: the multiplies of batch i - 1's
-            // ciphertext run between batch i's AES rounds.
-            let mut prev = [V::zero(); MAXN];
+            // ciphertext run between batch i's AES rounds. That
+            // ciphertext is read back from the output (L1), which leaves
+            // the registers to the AES states (16 ymm registers on AVX2).
+            let prev = |off: usize, k: usize, acc: __m128i| {
+                // SAFETY: 16 L k + 16 L <= bb <= off: inside the bytes of
+                // `out` written by the previous iteration.
+                let y = V::load(out.add(off - bb + 16 * l * k)).shuf(c.rev);
+                if k == 0 { y.xor(V::lane0(acc)) } else { y }
+            };
             let mut have_prev = false;
             while len - off >= bb {
                 let mut x = [V::zero(); MAXN];
@@ -784,9 +791,6 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     ctrs[k] = ctrs[k].add32(stepb);
                 }
                 let mut s = (V::zero(), V::zero(), V::zero());
-                if have_prev {
-                    prev[0] = prev[0].xor(V::lane0(acc));
-                }
                 for r in 1..NR {
                     for v in &mut x[..V::N] {
                         *v = v.aesenc(rk[r]);
@@ -794,7 +798,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     if have_prev {
                         for k in (0..V::N).rev() {
                             if slot(k) == r {
-                                mul_acc(&mut s, prev[k], pm[k]);
+                                mul_acc(&mut s, prev(off, k, acc), pm[k]);
                             }
                         }
                     }
@@ -806,27 +810,25 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     let p = off + 16 * l * k;
                     let o = V::load(inp.add(p)).xor(x[k].aesenclast(rk[NR]));
                     V::store(out.add(p), o);
-                    prev[k] = o.shuf(c.rev);
                 }
                 have_prev = true;
                 off += bb;
             }
             if have_prev {
                 let mut s = (V::zero(), V::zero(), V::zero());
-                prev[0] = prev[0].xor(V::lane0(acc));
                 for k in (0..V::N).rev() {
-                    mul_acc(&mut s, prev[k], pm[k]);
+                    mul_acc(&mut s, prev(off, k, acc), pm[k]);
                 }
                 acc = finish(s, (z, z, z));
             }
         } else {
+            // The input ciphertext is loaded where it is hashed and again
+            // for the XOR at the end (L1), not kept in registers.
             while len - off >= bb {
                 let mut x = [V::zero(); MAXN];
-                let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
                     x[k] = ctrs[k].shuf(c.cswap).xor(rk[0]);
                     ctrs[k] = ctrs[k].add32(stepb);
-                    d[k] = V::load(inp.add(off + 16 * l * k));
                 }
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
@@ -835,7 +837,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     }
                     for k in (0..V::N).rev() {
                         if slot(k) == r {
-                            let mut y = d[k].shuf(c.rev);
+                            let mut y = V::load(inp.add(off + 16 * l * k)).shuf(c.rev);
                             if k == 0 {
                                 y = y.xor(V::lane0(acc));
                             }
@@ -845,8 +847,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 }
                 acc = finish(s, (z, z, z));
                 for k in 0..V::N {
-                    let o = d[k].xor(x[k].aesenclast(rk[NR]));
-                    V::store(out.add(off + 16 * l * k), o);
+                    let p = off + 16 * l * k;
+                    let o = V::load(inp.add(p)).xor(x[k].aesenclast(rk[NR]));
+                    V::store(out.add(p), o);
                 }
                 off += bb;
             }
