@@ -47,6 +47,11 @@ use core::fmt;
 /// drop-in for `ctr::Ctr32BE<aes::Aes128>` (same IV, seek and
 /// keystream-end semantics), with a fused whole-block loop.
 ///
+/// The nonce, counter and cipher key are wiped on drop; the keystream
+/// bytes cipher's wrapper buffers after a partial block are wiped only
+/// with aes-ct's `zeroize` feature (which turns on cipher's, as `ctr`
+/// users do).
+///
 /// ```
 /// use aes_ct::cipher::{KeyIvInit, StreamCipher};
 /// let mut c = aes_ct::Ctr32BE::<aes_ct::Aes128>::new(&[7; 16].into(), &[9; 16].into());
@@ -300,12 +305,23 @@ pub(crate) fn counter_block(nonce: &[u8; 12], ctr: u32) -> Block {
     b
 }
 
-/// Fill `ks` with the counter blocks for `ctr, ctr + 1, ...`.
+/// Fill `ks` with the counter blocks for `ctr, ctr + 1, ...`: a template
+/// block, its last word replaced per block.
 #[inline(always)]
 pub(crate) fn fill_counters(ks: &mut [Block], nonce: &[u8; 12], ctr: u32) {
+    let mut t = [0u8; 16];
+    t[..12].copy_from_slice(nonce);
+    let t = u128::from_ne_bytes(t);
+    // The counter word's bytes (big-endian) at bytes 12..16 of the block.
+    let (shift, mask) = if cfg!(target_endian = "little") {
+        (96, !(u128::from(u32::MAX) << 96))
+    } else {
+        (0, !u128::from(u32::MAX))
+    };
     for (i, b) in ks.iter_mut().enumerate() {
-        b[..12].copy_from_slice(nonce);
-        b[12..].copy_from_slice(&ctr.wrapping_add(i as u32).to_be_bytes());
+        let c = ctr.wrapping_add(i as u32).to_be();
+        let v = (t & mask) | (u128::from(c) << shift);
+        *b = v.to_ne_bytes().into();
     }
 }
 
@@ -349,7 +365,8 @@ pub(crate) fn ctr32_with_backend<B: BlockCipherEncBackend<BlockSize = U16>>(
         fill_counters(&mut ks, nonce, c);
         c = c.wrapping_add(n as u32);
         be.encrypt_par_blocks((&mut ks).into());
-        xor_blocks(chunk.into_buf(), &ks);
+        let mut chunk = chunk;
+        chunk.xor_in2out(&ks);
     }
     let t = tail.len();
     if t > 0 {

@@ -156,7 +156,8 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
             crate::ctr::fill_counters(&mut ks, nonce, c);
             c = c.wrapping_add(Self::Batch::U32);
             Self::encrypt_batch(k, (&mut ks).into());
-            crate::ctr::xor_blocks(chunk.into_buf(), &ks);
+            let mut chunk = chunk;
+            chunk.xor_in2out(&ks);
         }
         crate::ctr::wipe(&mut ks);
     }
