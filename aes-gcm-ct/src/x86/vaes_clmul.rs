@@ -216,6 +216,9 @@ trait Lanes: Copy {
     const L: usize;
     /// Vectors per main-loop batch (N L = 16 blocks, one reduction).
     const N: usize;
+    /// Whether the registers hold a batch of ciphertext beside the AES
+    /// states (32 zmm: yes; 16 ymm: no, it is read back from L1).
+    const KEEP: bool;
     unsafe fn zero() -> Self;
     unsafe fn bcast(x: __m128i) -> Self;
     /// `x` in lane 0, zero elsewhere.
@@ -254,6 +257,7 @@ struct Y(__m256i);
 impl Lanes for Z {
     const L: usize = 4;
     const N: usize = 4;
+    const KEEP: bool = true;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -351,6 +355,7 @@ impl Lanes for Z {
 impl Lanes for Y {
     const L: usize = 2;
     const N: usize = 8;
+    const KEEP: bool = false;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -774,13 +779,18 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let mut off = 0usize;
         if encrypt {
             // Software pipelined: the multiplies of batch i - 1's
-            // ciphertext run between batch i's AES rounds. That
-            // ciphertext is read back from the output (L1), which leaves
-            // the registers to the AES states (16 ymm registers on AVX2).
-            let prev = |off: usize, k: usize, acc: __m128i| {
-                // SAFETY: 16 L k + 16 L <= bb <= off: inside the bytes of
-                // `out` written by the previous iteration.
-                let y = V::load(out.add(off - bb + 16 * l * k)).shuf(c.rev);
+            // ciphertext run between batch i's AES rounds. With 16 ymm
+            // registers (`!V::KEEP`) that ciphertext is read back from the
+            // output (L1), leaving the registers to the AES states.
+            let mut kept = [V::zero(); MAXN];
+            let prev = |off: usize, k: usize, acc: __m128i, kept: &[V; MAXN]| {
+                let y = if V::KEEP {
+                    kept[k]
+                } else {
+                    // SAFETY: 16 L k + 16 L <= bb <= off: inside the bytes
+                    // of `out` written by the previous iteration.
+                    V::load(out.add(off - bb + 16 * l * k)).shuf(c.rev)
+                };
                 if k == 0 { y.xor(V::lane0(acc)) } else { y }
             };
             let mut have_prev = false;
@@ -798,7 +808,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     if have_prev {
                         for k in (0..V::N).rev() {
                             if slot(k) == r {
-                                mul_acc(&mut s, prev(off, k, acc), pm[k]);
+                                mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
                             }
                         }
                     }
@@ -810,6 +820,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     let p = off + 16 * l * k;
                     let o = V::load(inp.add(p)).xor(x[k].aesenclast(rk[NR]));
                     V::store(out.add(p), o);
+                    if V::KEEP {
+                        kept[k] = o.shuf(c.rev);
+                    }
                 }
                 have_prev = true;
                 off += bb;
@@ -817,19 +830,31 @@ unsafe fn body<V: Lanes, const NR: usize>(
             if have_prev {
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for k in (0..V::N).rev() {
-                    mul_acc(&mut s, prev(off, k, acc), pm[k]);
+                    mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
                 }
                 acc = finish(s, (z, z, z));
             }
         } else {
-            // The input ciphertext is loaded where it is hashed and again
-            // for the XOR at the end (L1), not kept in registers.
+            // The input ciphertext: loaded once and kept (`V::KEEP`), or
+            // loaded where it is hashed and again for the XOR (L1).
             while len - off >= bb {
                 let mut x = [V::zero(); MAXN];
+                let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
                     x[k] = ctrs[k].shuf(c.cswap).xor(rk[0]);
                     ctrs[k] = ctrs[k].add32(stepb);
+                    if V::KEEP {
+                        d[k] = V::load(inp.add(off + 16 * l * k));
+                    }
                 }
+                let input = |k: usize, d: &[V; MAXN]| {
+                    if V::KEEP {
+                        d[k]
+                    } else {
+                        // SAFETY: off + 16 L k + 16 L <= off + bb <= len.
+                        V::load(inp.add(off + 16 * l * k))
+                    }
+                };
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
                     for v in &mut x[..V::N] {
@@ -837,7 +862,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     }
                     for k in (0..V::N).rev() {
                         if slot(k) == r {
-                            let mut y = V::load(inp.add(off + 16 * l * k)).shuf(c.rev);
+                            let mut y = input(k, &d).shuf(c.rev);
                             if k == 0 {
                                 y = y.xor(V::lane0(acc));
                             }
@@ -847,9 +872,8 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 }
                 acc = finish(s, (z, z, z));
                 for k in 0..V::N {
-                    let p = off + 16 * l * k;
-                    let o = V::load(inp.add(p)).xor(x[k].aesenclast(rk[NR]));
-                    V::store(out.add(p), o);
+                    let o = input(k, &d).xor(x[k].aesenclast(rk[NR]));
+                    V::store(out.add(off + 16 * l * k), o);
                 }
                 off += bb;
             }
