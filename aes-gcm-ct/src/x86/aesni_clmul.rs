@@ -36,8 +36,8 @@ cpufeatures::new!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
 /// The path (CPU check: AES-NI, PCLMULQDQ, SSSE3, SSE4.1).
 pub(crate) struct AesniClmul;
 
-/// Round keys and H^1..H^16 (POLYVAL form). Wiped on drop.
-pub(crate) type Key = crate::backend::FusedKey<16>;
+/// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
+pub(crate) type Key = crate::backend::FusedKey<8>;
 
 impl Engine for AesniClmul {
     type Key = Key;
@@ -130,7 +130,7 @@ pub(super) fn reduce((lo, mid, hi): (__m128i, __m128i, __m128i)) -> __m128i {
 }
 
 #[target_feature(enable = "sse2,pclmulqdq")]
-fn powers(h1: u128, out: &mut [[u8; 16]; 16]) {
+fn powers(h1: u128, out: &mut [[u8; 16]; 8]) {
     let h = ld(&h1.to_le_bytes());
     let mut p = h;
     out[0] = st(h);

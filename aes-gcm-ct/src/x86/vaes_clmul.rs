@@ -17,21 +17,23 @@
 //!   vectors). Their AES rounds are interleaved with the `vpclmulqdq`
 //!   (schoolbook, 4 per vector) of 16 ciphertext blocks against
 //!   H^16..H^1 and one Montgomery reduction per 16 blocks (with 256-bit
-//!   vectors 8 blocks per reduction left the reduction's dependency chain
-//!   as the bottleneck). Encryption
-//!   hashes the previous iteration's ciphertext (software pipelining: the
-//!   multiplies never wait for the current AES), decryption the current
-//!   input.
+//!   vectors, 8 blocks per reduction left the reduction's dependency chain
+//!   the bottleneck). Encryption hashes the previous iteration's
+//!   ciphertext (software pipelining: the multiplies never wait for the
+//!   current AES), decryption the current input. The vector holding the
+//!   running hash is multiplied last (shortest dependency chain).
+//!   Karatsuba (3 multiplies instead of 4) was tried and measured slower on
+//!   Zen 4.
 //! * Remainder (< 16 blocks, last one partial): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
 //!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and a 16-byte stack
-//!   copy for the partial block only; the n data blocks
-//!   are multiplied by H^(n+1)..H^2 and the lengths block by H^1, and all
-//!   of it (remainder + lengths block) costs one reduction. The key holds
-//!   H^20..H^1 highest first (plus four zero blocks) so the powers for any
-//!   remainder are one unaligned vector load each.
-//! * AAD: the same aggregated hashing (B blocks per reduction, then one
-//!   masked pass for the rest).
+//!   copy for the partial block only; the n data blocks are multiplied by
+//!   H^(n+1)..H^2 and the lengths block by H^1, and all of it (remainder +
+//!   lengths block) costs one reduction. The key holds H^20..H^1 highest
+//!   first (plus four zero blocks) so the powers for any remainder are one
+//!   unaligned vector load each.
+//! * AAD: the same aggregated hashing (16 blocks per reduction, then one
+//!   masked pass for the rest, one reduction).
 //! * E(J0) (the tag mask): one 128-bit AES-NI block at the start; it
 //!   overlaps with everything else.
 //!
@@ -41,9 +43,10 @@
 //! batch/remainder).
 //!
 //! Register plan (LLVM allocates): N = 4 (8) AES states, 3 accumulators, N
-//! hash inputs, N power vectors; round keys broadcast once per message
-//! (memory operands from the stack copy when registers run out, as with
-//! 16 ymm registers).
+//! hash inputs, N power vectors; round keys broadcast once per message.
+//! With 32 zmm registers the batch of ciphertext stays in registers; with
+//! 16 ymm registers (`Lanes::KEEP` false) it is read back from L1 where it
+//! is hashed, and round keys and powers become memory operands.
 //!
 //! Constant time: loop bounds, the vector count of the remainder and the
 //! masks depend on the public lengths only.
