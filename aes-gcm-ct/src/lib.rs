@@ -11,12 +11,13 @@
 //! # Paths
 //! Chosen once at key setup (see [`Backend`]): a fused AES + GHASH loop
 //! when the cipher is one of our `aes_ct` types and the CPU has the
-//! instructions (x86_64 AES-NI + PCLMULQDQ), otherwise the generic path:
+//! instructions (x86_64: VAES + VPCLMULQDQ on AVX-512 or AVX2, or AES-NI +
+//! PCLMULQDQ; aarch64: AES + PMULL), otherwise the generic path:
 //! the message's CTR keystream through ONE `encrypt_with_backend` call of
 //! the cipher, alternating in 2 KiB chunks with constant-time GHASH
 //! (`ghash_ct`, key powers computed once per key) over the ciphertext while
-//! it is in cache. `--cfg aes_gcm_ct_backend="generic"` (or
-//! `"aesni-clmul"`) forces a path; [`AesGcm::new_with_backend`] asks for one
+//! it is in cache. `--cfg aes_gcm_ct_backend="generic"` (or `"vaes-clmul"`,
+//! `"vaes-avx2-clmul"`, `"aesni-clmul"`, `"armv8-pmull"`) forces a path; [`AesGcm::new_with_backend`] asks for one
 //! at run time; [`AesGcm::backend`] tells which one a key uses.
 //!
 //! # Decryption
