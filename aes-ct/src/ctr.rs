@@ -34,8 +34,9 @@
 use crate::{Aes128, Aes128Enc, Aes192, Aes192Enc, Aes256, Aes256Enc, Block};
 use cipher::{
     AlgorithmName, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
-    InnerIvInit, Iv, IvSizeUser, IvState, ParBlocks, ParBlocksSizeUser, StreamCipherBackend,
-    StreamCipherClosure, StreamCipherCore, StreamCipherCoreWrapper, StreamCipherSeekCore,
+    InnerIvInit, Iv, IvSizeUser, IvState, ParBlocks, ParBlocksSizeUser, SetIvState,
+    StreamCipherBackend, StreamCipherClosure, StreamCipherCore, StreamCipherCoreWrapper,
+    StreamCipherSeekCore,
     common::InnerUser,
     consts::U16,
     inout::{InOut, InOutBuf},
@@ -173,6 +174,18 @@ impl<C: CtrCipher> IvState for CtrCore<C> {
     #[inline]
     fn iv_state(&self) -> Iv<Self> {
         counter_block(&self.nonce, self.ctr())
+    }
+}
+
+impl<C: CtrCipher> SetIvState for CtrCore<C> {
+    /// A new IV: block position 0 of its keystream (as `ctr`).
+    #[inline]
+    fn set_iv(&mut self, iv: &Iv<Self>) {
+        self.nonce.copy_from_slice(&iv[..12]);
+        let mut b = [0u8; 4];
+        b.copy_from_slice(&iv[12..]);
+        self.base = u32::from_be_bytes(b);
+        self.pos = 0;
     }
 }
 

@@ -297,6 +297,29 @@ fn ctr32_dropin_generic_code() {
             seal::<ctr::Ctr32BE<aes::Aes128>>(&key, &iv, &msg),
         );
     }
+    // IV state and a new IV, as `ctr`'s core.
+    {
+        use cipher::{IvState, SetIvState, StreamCipherCore};
+        let (key, iv1, iv2) = ([3u8; 16], [0xffu8; 16], [0x10u8; 16]);
+        let mut ours = aes_ct::Ctr32BE::<aes_ct::Aes128>::new(&key.into(), &iv1.into());
+        let mut theirs = ctr::Ctr32BE::<aes::Aes128>::new(&key.into(), &iv1.into());
+        let mut a = [0u8; 40];
+        let mut b = [0u8; 40];
+        ours.apply_keystream(&mut a);
+        theirs.apply_keystream(&mut b);
+        assert_eq!(a, b);
+        assert_eq!(ours.get_core().iv_state(), theirs.get_core().iv_state());
+        let mut oc = ours.get_core().clone();
+        let mut tc =
+            ctr::CtrCore::<aes::Aes128, ctr::flavors::Ctr32BE>::new(&key.into(), &iv1.into());
+        oc.set_iv(&iv2.into());
+        tc.set_iv(&iv2.into());
+        let (mut x, mut y) = ([cipher::Array::default(); 3], [cipher::Array::default(); 3]);
+        oc.apply_keystream_blocks(&mut x);
+        tc.apply_keystream_blocks(&mut y);
+        assert_eq!(x, y);
+        assert_eq!(oc.iv_state(), tc.iv_state());
+    }
     // Wrong key/IV lengths are errors, as for `ctr`.
     assert!(aes_ct::Ctr32BE::<aes_ct::Aes128>::new_from_slices(&[0; 15], &[0; 16]).is_err());
     assert!(aes_ct::Ctr32BE::<aes_ct::Aes128>::new_from_slices(&[0; 16], &[0; 12]).is_err());
