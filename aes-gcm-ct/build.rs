@@ -2,6 +2,6 @@
 //! passes the workspace's `unexpected_cfgs` lint.
 fn main() {
     println!(
-        "cargo::rustc-check-cfg=cfg(aes_gcm_ct_backend, values(none(), \"vaes-clmul\", \"vaes-avx2-clmul\", \"aesni-clmul\", \"armv8-pmull\", \"generic\"))"
+        "cargo::rustc-check-cfg=cfg(aes_gcm_ct_backend, values(none(), \"vaes-clmul\", \"vaes-avx2-clmul\", \"aesni-clmul\", \"armv8-pmull\", \"ctr-ghash\", \"generic\"))"
     );
 }

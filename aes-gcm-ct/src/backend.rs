@@ -138,6 +138,9 @@ backends! {
     #[cfg(all(target_arch = "aarch64", feature = "aes"))]
     Armv8Pmull => crate::aarch64::armv8_pmull::Armv8Pmull, "armv8-pmull",
         "ARMv8 AES + 64-bit PMULL (aarch64): 8 counter blocks per iteration, their AES rounds interleaved with the aggregated GHASH multiplies, one reduction per 8.";
+    #[cfg(feature = "aes")]
+    CtrGhash => crate::ctr_ghash::CtrGhash, "ctr-ghash",
+        "aes-ct's own CTR (each backend's fused loop: bsaes batches with a per-call bitsliced key, armv7 assembly) then ghash-ct, 16 KiB chunks; chosen automatically for aes-ct ciphers without AES instructions, runs anywhere.";
 }
 
 impl Backend {

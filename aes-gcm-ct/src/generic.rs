@@ -177,7 +177,7 @@ fn xor_keystream(buf: InOutBuf<'_, '_, u8>, ks: &[Block]) {
 /// Hash a chunk of text; the last chunk (`lens` given) ends with its last
 /// block, zero-padded, and the lengths block in one `update` call.
 #[inline(always)]
-fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens: Option<&Block>) {
+pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens: Option<&Block>) {
     let Some(lens) = lens else {
         ghash.update_padded(st, text);
         return;

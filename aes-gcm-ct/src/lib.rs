@@ -57,6 +57,8 @@ pub use backend::{Backend, UnsupportedBackend};
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod backend;
+#[cfg(feature = "aes")]
+mod ctr_ghash;
 mod generic;
 #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), feature = "aes"))]
 mod tail;
@@ -178,7 +180,7 @@ where
             if b == Backend::Generic {
                 break;
             }
-            if gcm.aes_uses_instructions() && gcm.set_fused(b, key).is_ok() {
+            if gcm.path_fits(b) && gcm.set_fused(b, key).is_ok() {
                 break;
             }
         }
@@ -255,6 +257,19 @@ where
         let mut gcm = Self::from(Aes::new(key));
         gcm.set_fused(backend, key)?;
         Ok(gcm)
+    }
+
+    /// Should automatic selection take path `b` for this cipher? The fused
+    /// AES-instruction paths when the cipher (one of our `aes_ct` types)
+    /// runs on AES instructions; `ctr-ghash` when it is an `aes_ct` type
+    /// that does not.
+    fn path_fits(&self, b: Backend) -> bool {
+        #[cfg(feature = "aes")]
+        if b == Backend::CtrGhash {
+            return self.is_aes_ct() && !self.aes_uses_instructions();
+        }
+        let _ = b;
+        self.aes_uses_instructions()
     }
 
     /// Does the cipher, one of our `aes_ct` types, run on AES instructions?

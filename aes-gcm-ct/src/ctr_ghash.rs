@@ -1,0 +1,178 @@
+//! The software path for aes-ct ciphers without AES instructions (vpaes /
+//! bsaes hybrid on SSSE3 and NEON, the portable backend): aes-ct's own CTR
+//! mode, then ghash-ct over the ciphertext, in chunks of up to 16 KiB.
+//!
+//! Technique: `aes_ct::Ctr32BE`'s whole-block loop (`CtrCore::
+//! apply_keystream_blocks_inout`) is each backend's fused CTR: the hybrid
+//! converts its key to bitsliced form once per call, builds counters and
+//! XORs the keystream inside its batch loop (on armv7 one assembly loop with
+//! the counters in NEON registers), and runs short tails through vpaes. The
+//! generic path cannot reach that loop: it drives the cipher through the
+//! block-cipher traits, building counter blocks and XORing them itself
+//! (~2.7 instructions/byte on armv7). A chunk of 16 KiB stays in L1 between
+//! the CTR pass and the GHASH pass, and one key conversion per chunk costs
+//! ~0.15 instructions/byte.
+//!
+//! The tag mask E_K(J0) is the keystream of J0 (CTR over one zero block:
+//! a single vpaes block on the hybrid); the partial last block goes through
+//! a zero-padded stack block, wiped after use; the last text block and the
+//! lengths block are hashed in one call (one reduction). Texts of up to 64
+//! bytes take the generic path instead (one cipher call for mask and text
+//! beats two CTR calls there).
+//!
+//! Cost: aes-ct's CTR plus ghash-ct, plus a few hundred instructions per
+//! message.
+
+use crate::Block;
+use crate::generic::hash_text;
+use aead::inout::InOutBuf;
+use aes_ct::{CtrCipher, CtrCore};
+use cipher::{InnerIvInit, KeyInit, StreamCipherCore, consts::U16};
+use ghash_ct::{GHashKey, GHashState};
+use zeroize::Zeroize;
+
+/// Bytes per chunk (CTR pass, then GHASH pass).
+const CHUNK: usize = 16 * 1024;
+
+/// Texts of at most this many bytes take the generic path (one cipher
+/// call for the tag mask and the text; two CTR calls cost more there).
+const SHORT: usize = 64;
+
+/// One of aes-ct's encryption types, with the key's size.
+#[derive(Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "long-lived keys; no_std has no Box"
+)]
+enum AesCt {
+    A128(aes_ct::Aes128Enc),
+    A192(aes_ct::Aes192Enc),
+    A256(aes_ct::Aes256Enc),
+}
+
+/// The path's key: the cipher (aes-ct's automatically selected backend)
+/// and the GHASH key powers. Both wipe themselves on drop.
+#[derive(Clone)]
+pub(crate) struct Key {
+    aes: AesCt,
+    ghash: GHashKey,
+}
+
+/// The path's row in the dispatch table.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CtrGhash;
+
+impl crate::backend::Engine for CtrGhash {
+    type Key = Key;
+
+    /// Runs on every CPU (so it can be forced and tested anywhere).
+    /// Automatic selection takes it only for aes-ct ciphers whose backend
+    /// has no AES instructions (`AesGcm::path_fits`).
+    fn available() -> bool {
+        true
+    }
+
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
+        // The first round keys are the key itself (FIPS-197 5.2).
+        let r = rk.as_array();
+        let mut k = [0u8; 32];
+        k[..16].copy_from_slice(&r[0]);
+        k[16..].copy_from_slice(&r[1]);
+        let aes = match rk.rounds() {
+            10 => AesCt::A128(aes_ct::Aes128Enc::new_from_slice(&k[..16]).ok()?),
+            12 => AesCt::A192(aes_ct::Aes192Enc::new_from_slice(&k[..24]).ok()?),
+            _ => AesCt::A256(aes_ct::Aes256Enc::new_from_slice(&k).ok()?),
+        };
+        k.zeroize();
+        Some(Key {
+            aes,
+            ghash: GHashKey::new(&Block::from(*h)),
+        })
+    }
+
+    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+        match &key.aes {
+            AesCt::A128(c) => crypt(c, &key.ghash, j0, aad, buf, encrypt),
+            AesCt::A192(c) => crypt(c, &key.ghash, j0, aad, buf, encrypt),
+            AesCt::A256(c) => crypt(c, &key.ghash, j0, aad, buf, encrypt),
+        }
+    }
+}
+
+/// CTR from `ctr` over `buf` (whole blocks through the fused loop, a
+/// partial last block through a padded stack block).
+fn ctr<C: CtrCipher>(c: &C, nonce: &[u8; 12], ctr: u32, buf: InOutBuf<'_, '_, u8>) {
+    let mut iv = Block::default();
+    iv[..12].copy_from_slice(nonce);
+    iv[12..].copy_from_slice(&ctr.to_be_bytes());
+    let mut core = CtrCore::<&C>::inner_iv_init(c, &iv);
+    let (blocks, mut tail) = buf.into_chunks::<U16>();
+    core.apply_keystream_blocks_inout(blocks);
+    if !tail.is_empty() {
+        let n = tail.len();
+        let mut last = Block::default();
+        last[..n].copy_from_slice(tail.get_in());
+        core.apply_keystream_block_inout((&mut last).into());
+        tail.get_out().copy_from_slice(&last[..n]);
+        wipe(&mut last);
+    }
+}
+
+/// The whole message: tag mask, AAD, chunks, lengths; the full tag.
+fn crypt<C: CtrCipher>(
+    c: &C,
+    ghash: &GHashKey,
+    j0: &Block,
+    aad: &[u8],
+    mut buf: InOutBuf<'_, '_, u8>,
+    encrypt: bool,
+) -> Block {
+    if buf.len() <= SHORT {
+        return crate::generic::crypt(c, ghash, j0, aad, buf, encrypt);
+    }
+    let mut nonce = [0u8; 12];
+    nonce.copy_from_slice(&j0[..12]);
+    let c0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+
+    // E_K(J0): the keystream block of J0.
+    let mut mask = Block::default();
+    ctr(c, &nonce, c0, (&mut mask[..]).into());
+
+    let mut st = GHashState::new();
+    ghash.update_padded(&mut st, aad);
+    let text_len = buf.len();
+    let mut lens = Block::default();
+    lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+    lens[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+
+    let mut next = c0.wrapping_add(1);
+    while !buf.is_empty() {
+        let n = buf.len().min(CHUNK);
+        let (mut chunk, rest) = buf.split_at(n);
+        let last = rest.is_empty();
+        if !encrypt {
+            hash_text(ghash, &mut st, chunk.get_in(), last.then_some(&lens));
+        }
+        ctr(c, &nonce, next, chunk.reborrow());
+        if encrypt {
+            hash_text(ghash, &mut st, chunk.get_out(), last.then_some(&lens));
+        }
+        next = next.wrapping_add((n / 16) as u32);
+        buf = rest;
+    }
+    if text_len == 0 {
+        ghash.update(&mut st, core::slice::from_ref(&lens));
+    }
+    let mut s = st.finalize();
+    let tag = u128::from_ne_bytes(s.0) ^ u128::from_ne_bytes(mask.0);
+    wipe(&mut s);
+    wipe(&mut mask);
+    tag.to_ne_bytes().into()
+}
+
+/// Overwrite a block with one volatile 16-byte store.
+#[inline(always)]
+fn wipe(b: &mut Block) {
+    // SAFETY: `b` is a valid, exclusive reference to 16 bytes.
+    unsafe { core::ptr::write_volatile(b, Block::default()) };
+}
