@@ -17,7 +17,12 @@
 //! for one at run time and fails with [`UnsupportedBackend`].
 
 use crate::{Block, schedule::Schedule};
-use cipher::{BlockCipherDecClosure, BlockCipherEncClosure, consts::U16, inout::InOutBuf};
+use cipher::{
+    BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend, BlockCipherEncClosure,
+    BlockSizeUser,
+    consts::U16,
+    inout::{InOut, InOutBuf},
+};
 
 /// What a backend module provides.
 pub(crate) trait Engine {
@@ -37,6 +42,18 @@ pub(crate) trait Engine {
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     );
+    /// Encrypt one block (a lone `encrypt_block`). Default: through
+    /// [`Engine::encrypt`]; a backend with a cheaper lone-block path (the
+    /// hybrid's vpaes) overrides it.
+    #[inline]
+    fn encrypt1<const NR: usize>(key: &Self::Key<NR>, block: InOut<'_, '_, Block>) {
+        Self::encrypt(key, OneBlock(block))
+    }
+    /// Decrypt one block (as [`Engine::encrypt1`]).
+    #[inline]
+    fn decrypt1<const NR: usize>(key: &Self::Key<NR>, block: InOut<'_, '_, Block>) {
+        Self::decrypt(key, OneBlock(block))
+    }
     /// CTR with a 32-bit big-endian counter (`crate::ctr`): XOR `blocks`
     /// with the encryptions of `nonce || BE32(ctr + i)`, `i = 0, 1, ...`
     /// (mod 2^32). The default runs inside one [`Engine::encrypt`] call,
@@ -52,6 +69,27 @@ pub(crate) trait Engine {
         blocks: InOutBuf<'_, '_, Block>,
     ) {
         Self::encrypt(key, crate::ctr::Ctr32Closure::new(nonce, ctr, blocks))
+    }
+}
+
+/// The closure behind the default [`Engine::encrypt1`] / [`Engine::decrypt1`].
+pub(crate) struct OneBlock<'i, 'o>(InOut<'i, 'o, Block>);
+
+impl BlockSizeUser for OneBlock<'_, '_> {
+    type BlockSize = U16;
+}
+
+impl BlockCipherEncClosure for OneBlock<'_, '_> {
+    #[inline(always)]
+    fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+        backend.encrypt_block(self.0)
+    }
+}
+
+impl BlockCipherDecClosure for OneBlock<'_, '_> {
+    #[inline(always)]
+    fn call<B: BlockCipherDecBackend<BlockSize = U16>>(self, backend: &B) {
+        backend.decrypt_block(self.0)
     }
 }
 
@@ -103,6 +141,16 @@ macro_rules! backends {
             #[inline]
             pub(crate) fn decrypt(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
                 match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::decrypt(k, f), )* }
+            }
+
+            #[inline]
+            pub(crate) fn encrypt1(&self, block: InOut<'_, '_, Block>) {
+                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::encrypt1(k, block), )* }
+            }
+
+            #[inline]
+            pub(crate) fn decrypt1(&self, block: InOut<'_, '_, Block>) {
+                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::decrypt1(k, block), )* }
             }
 
             #[inline]

@@ -280,6 +280,18 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         }
     }
 
+    /// A lone block: straight to vpaes (no per-call backend, nothing to
+    /// convert or scrub).
+    #[inline]
+    fn encrypt1<const NR: usize>(key: &Self::Key<NR>, block: InOut<'_, '_, Block>) {
+        V::encrypt1(&key.single, block)
+    }
+
+    #[inline]
+    fn decrypt1<const NR: usize>(key: &Self::Key<NR>, block: InOut<'_, '_, Block>) {
+        V::decrypt1(&key.single, block)
+    }
+
     fn encrypt<const NR: usize>(
         key: &Self::Key<NR>,
         f: impl BlockCipherEncClosure<BlockSize = U16>,
@@ -608,6 +620,16 @@ impl<V: SingleBlock> Engine for VpaesOnly<V> {
 
     fn expand<const NR: usize>(t: V::Token, ks: &Schedule<NR>) -> V::Key<NR> {
         V::expand(t, ks)
+    }
+
+    #[inline]
+    fn encrypt1<const NR: usize>(key: &V::Key<NR>, block: InOut<'_, '_, Block>) {
+        V::encrypt1(key, block)
+    }
+
+    #[inline]
+    fn decrypt1<const NR: usize>(key: &V::Key<NR>, block: InOut<'_, '_, Block>) {
+        V::decrypt1(key, block)
     }
 
     fn encrypt<const NR: usize>(key: &V::Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {

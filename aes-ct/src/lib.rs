@@ -44,6 +44,7 @@ use cipher::{
     AlgorithmName, Array, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncClosure,
     BlockCipherEncrypt, BlockSizeUser, Key, KeyInit, KeySizeUser,
     consts::{U16, U24, U32},
+    inout::InOut,
 };
 use core::fmt;
 
@@ -140,11 +141,21 @@ macro_rules! define_aes {
             fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
                 self.keys.encrypt(f)
             }
+            /// One block through the backend's lone-block path.
+            #[inline]
+            fn encrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.keys.encrypt1(block)
+            }
         }
         impl BlockCipherDecrypt for $name {
             #[inline]
             fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
                 self.keys.decrypt(f)
+            }
+            /// One block through the backend's lone-block path.
+            #[inline]
+            fn decrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.keys.decrypt1(block)
             }
         }
         impl BlockCipherEncrypt for $enc {
@@ -152,11 +163,21 @@ macro_rules! define_aes {
             fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
                 self.keys.encrypt(f)
             }
+            /// One block through the backend's lone-block path.
+            #[inline]
+            fn encrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.keys.encrypt1(block)
+            }
         }
         impl BlockCipherDecrypt for $dec {
             #[inline]
             fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
                 self.keys.decrypt(f)
+            }
+            /// One block through the backend's lone-block path.
+            #[inline]
+            fn decrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.keys.decrypt1(block)
             }
         }
 
