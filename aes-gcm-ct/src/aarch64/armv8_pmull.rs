@@ -241,15 +241,24 @@ fn crypt_impl<const NR: usize>(
             if have_prev {
                 acc = reduce(s);
             }
-            for (j, x) in b.iter().enumerate() {
-                let k = last(*x);
-                // SAFETY: off + 16 * j + 16 <= len for both buffers.
-                let c = unsafe {
-                    let c = xor(vld1q_u8(inp.add(off + 16 * j)), k);
-                    vst1q_u8(out.add(off + 16 * j), c);
-                    c
-                };
-                prev[j] = bswap(c);
+            // 64 bytes per load and store (`ld1`/`st1` of four registers).
+            for q in 0..2 {
+                // SAFETY: off + 64 * q + 64 <= off + 128 <= len for both
+                // buffers.
+                let d = unsafe { vld1q_u8_x4(inp.add(off + 64 * q)) };
+                let k = [0, 1, 2, 3].map(|i| last(b[4 * q + i]));
+                let c = uint8x16x4_t(
+                    xor(d.0, k[0]),
+                    xor(d.1, k[1]),
+                    xor(d.2, k[2]),
+                    xor(d.3, k[3]),
+                );
+                // SAFETY: as the load.
+                unsafe { vst1q_u8_x4(out.add(off + 64 * q), c) };
+                prev[4 * q] = bswap(c.0);
+                prev[4 * q + 1] = bswap(c.1);
+                prev[4 * q + 2] = bswap(c.2);
+                prev[4 * q + 3] = bswap(c.3);
             }
             have_prev = true;
             off += 128;
@@ -266,10 +275,13 @@ fn crypt_impl<const NR: usize>(
         while len - off >= 128 {
             let mut b = [zero(); 8];
             let mut c = [zero(); 8];
-            for (j, (x, cj)) in b.iter_mut().zip(c.iter_mut()).enumerate() {
+            for (j, x) in b.iter_mut().enumerate() {
                 *x = cblock(ctr.wrapping_add(j as u32));
-                // SAFETY: off + 16 * j + 16 <= len.
-                *cj = unsafe { vld1q_u8(inp.add(off + 16 * j)) };
+            }
+            for q in 0..2 {
+                // SAFETY: off + 64 * q + 64 <= off + 128 <= len.
+                let d = unsafe { vld1q_u8_x4(inp.add(off + 64 * q)) };
+                (c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]) = (d.0, d.1, d.2, d.3);
             }
             ctr = ctr.wrapping_add(8);
             let mut s = zero3();
@@ -284,10 +296,11 @@ fn crypt_impl<const NR: usize>(
                 }
             }
             acc = reduce(s);
-            for (j, x) in b.iter().enumerate() {
-                let k = last(*x);
-                // SAFETY: off + 16 * j + 16 <= len.
-                unsafe { vst1q_u8(out.add(off + 16 * j), xor(c[j], k)) };
+            for q in 0..2 {
+                let p = |i: usize| xor(c[4 * q + i], last(b[4 * q + i]));
+                let o = uint8x16x4_t(p(0), p(1), p(2), p(3));
+                // SAFETY: off + 64 * q + 64 <= off + 128 <= len.
+                unsafe { vst1q_u8_x4(out.add(off + 64 * q), o) };
             }
             off += 128;
         }
