@@ -32,6 +32,10 @@ use zeroize::Zeroize;
 /// Blocks per chunk at most (2 KiB of keystream on the stack).
 pub(crate) const CHUNK_BLOCKS: usize = 128;
 
+/// Texts of at most this many blocks are encrypted in the tag mask's
+/// cipher call.
+const SHORT_BLOCKS: usize = 4;
+
 /// Encrypt (`encrypt`) or decrypt `buf` and return the full tag.
 pub(crate) fn crypt<Aes>(
     cipher: &Aes,
@@ -81,9 +85,30 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             tag,
         } = self;
 
-        // Tag mask: one single block (the cheap path of every backend).
-        let mut mask = *j0;
-        backend.encrypt_block_inplace(&mut mask);
+        // Tag mask: E_K(J0). A text of at most `SHORT_BLOCKS` blocks gets
+        // its keystream from the same cipher call (J0 and the text's
+        // counters in one tail call: vpaes-2x pairs on the hybrid), longer
+        // ones from the chunk loop below with the mask as a single block.
+        let short = buf.len() <= SHORT_BLOCKS * 16;
+        let mut first = [Block::default(); 1 + SHORT_BLOCKS];
+        let nf = if short { 1 + buf.len().div_ceil(16) } else { 1 };
+        let mut c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+        for b in first[..nf].iter_mut() {
+            b[..12].copy_from_slice(&j0[..12]);
+            b[12..].copy_from_slice(&c.to_be_bytes());
+            c = c.wrapping_add(1);
+        }
+        let (batches, rest) =
+            Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(&mut first[..nf]);
+        for batch in batches {
+            backend.encrypt_par_blocks_inplace(batch);
+        }
+        match rest.len() {
+            0 => {}
+            1 => backend.encrypt_block_inplace(&mut rest[0]),
+            _ => backend.encrypt_tail_blocks_inplace(rest),
+        }
+        let mut mask = first[0];
 
         let mut st = GHashState::new();
         ghash.update_padded(&mut st, aad);
@@ -109,7 +134,22 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         let mut lens = Block::default();
         lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
         lens[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
-        while !buf.is_empty() {
+        if short && text_len > 0 {
+            let mut chunk = buf.reborrow();
+            if !encrypt {
+                hash_text(ghash, &mut st, chunk.get_in(), Some(&lens));
+            }
+            xor_keystream(chunk.reborrow(), &first[1..nf]);
+            if encrypt {
+                hash_text(ghash, &mut st, chunk.get_out(), Some(&lens));
+            }
+        }
+        for b in first[..nf].iter_mut() {
+            // SAFETY: a valid, exclusive reference to one block; volatile so
+            // the wipe stays.
+            unsafe { core::ptr::write_volatile(b, Block::default()) };
+        }
+        while !short && !buf.is_empty() {
             let n = buf.len().min(chunk_blocks * 16);
             let (mut chunk, rest) = buf.split_at(n);
             let nb = n.div_ceil(16);
