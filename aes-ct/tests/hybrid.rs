@@ -5,6 +5,8 @@
 //! out-of-place, with in/out buffers at odd addresses; all available
 //! backends forced in turn.
 
+mod common;
+
 use aes_ct::{
     Backend, Block,
     cipher::{
@@ -12,17 +14,7 @@ use aes_ct::{
         StreamCipher, consts::U16,
     },
 };
-
-/// Deterministic pseudo-random bytes (xorshift64).
-fn bytes(seed: u64, out: &mut [u8]) {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for b in out.iter_mut() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        *b = (s >> 29) as u8;
-    }
-}
+use common::bytes;
 
 /// Block counts.
 fn counts() -> Vec<usize> {

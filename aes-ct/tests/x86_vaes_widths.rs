@@ -9,22 +9,14 @@
 
 #![cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 
+mod common;
+
 use aes_ct::Backend;
 use cipher::{
     Array, BlockCipherDecrypt, BlockCipherEncrypt, BlockSizeUser, InnerIvInit, KeyInit, KeyIvInit,
     StreamCipher, consts::U16,
 };
-
-/// Deterministic pseudo-random bytes (xorshift64).
-fn bytes(seed: u64, out: &mut [u8]) {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for b in out.iter_mut() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        *b = (s >> 29) as u8;
-    }
-}
+use common::bytes;
 
 fn check<Ours, Theirs>(key: &[u8], seed: u64)
 where

@@ -28,3 +28,14 @@ pub fn rng(seed: &str) -> rand::rngs::StdRng {
     }
     rand::rngs::StdRng::from_seed(s)
 }
+
+/// Deterministic pseudo-random bytes (xorshift64).
+pub fn bytes(seed: u64, out: &mut [u8]) {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for b in out.iter_mut() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        *b = (s >> 29) as u8;
+    }
+}
