@@ -74,6 +74,15 @@ pub fn cross_tools(triple: &str) -> Vec<Need> {
                 package: "libc6-dev-armhf-cross",
             },
         ],
+        "i686-unknown-linux-gnu" => vec![
+            Need::Target("i686-unknown-linux-gnu"),
+            // gcc -m32 and the 32-bit C library (libc6-dev-i386 comes
+            // with it): the linker, and ring's C build in dev-dependencies.
+            Need::Tool {
+                path: "/usr/lib32/crt1.o",
+                package: "gcc-multilib",
+            },
+        ],
         _ => vec![Need::Target(leak(triple))],
     }
 }

@@ -5,7 +5,8 @@
 //! all features); the suite cross-compiled for aarch64 and run under
 //! `qemu-aarch64` twice (as the CPU model reports itself, then with the
 //! crypto extensions hidden from `getauxval` by `xtask/shim/hwcapmask.c`);
-//! and for armv7 under `qemu-arm -cpu cortex-a15` (NEON, no crypto). Before
+//! and for armv7 under `qemu-arm -cpu cortex-a15` (NEON, no crypto); the
+//! x86 crates built for i686 and run natively (32-bit x86). Before
 //! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
 //! features the guest sees, and the run fails if they are not the ones
 //! that run is meant to test.
@@ -22,6 +23,7 @@ use std::time::Instant;
 
 const AARCH64: &str = "aarch64-unknown-linux-gnu";
 const ARMV7: &str = "armv7-unknown-linux-gnueabihf";
+const I686: &str = "i686-unknown-linux-gnu";
 /// The CPU model for both aarch64 runs (a Raspberry Pi 4 core; with the
 /// shim it looks like the Pi 4's real crypto-less part).
 const AARCH64_CPU: &str = "cortex-a72";
@@ -32,7 +34,8 @@ usage: cargo xtask test [options]
   --host-only     only fmt, host clippy and host tests
   --no-cross      everything except the qemu test runs
   --target T      only steps for target T (repeatable; `host` = this machine;
-                  aarch64-unknown-linux-gnu, armv7-unknown-linux-gnueabihf)
+                  aarch64-unknown-linux-gnu, armv7-unknown-linux-gnueabihf,
+                  i686-unknown-linux-gnu)
   --keep-going    run every step even after a failure, report all at the end
   --list          print the steps and exit
 
@@ -226,6 +229,28 @@ fn steps() -> Vec<Step> {
         x.qemu = true;
     }
     s.extend(q);
+    // 32-bit x86 runs natively: the same backends where the CPU has them
+    // (AES-NI, VAES, SSSE3 hybrid), 32-bit integer code in the portable
+    // ones.
+    s.push(step(
+        &format!("tests, {I686} (native, 32-bit x86)"),
+        Some(I686),
+        prereq::cross_tools(I686),
+        cargo_step(&[
+            "test",
+            "-p",
+            "aes-ct",
+            "-p",
+            "ghash-ct",
+            "-p",
+            "aes-gcm-ct",
+            "-p",
+            "adiantum-ct",
+            "--target",
+            I686,
+            "--no-fail-fast",
+        ]),
+    ));
 
     // no_std builds (issue 8): one step per bare-metal target.
     for t in crate::nostd::TARGETS {
