@@ -296,24 +296,10 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherEncClosure<BlockSize = U16>,
     ) {
-        // The call runs in a frame of its own, below this one, so that
-        // everything it leaves behind is in reach of `scrub_stack`.
-        #[inline(never)]
-        fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
-            key: &HybridKey<V, B, NR>,
-            f: impl BlockCipherEncClosure<BlockSize = U16>,
-        ) -> bool {
-            let be = HybridBackend::<V, B, NR> {
-                key,
-                conv: OnceCell::new(),
-                batches: Cell::new(0),
-            };
-            f.call(&be);
-            be.conv.get().is_some()
-        }
-        if call(key, f) {
-            scrub_stack::<V, B>(key.bt);
-        }
+        in_call(key, |be| {
+            f.call(be);
+            false
+        })
     }
 
     /// The policy with a fused batch loop: the first
@@ -327,24 +313,13 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         ctr: u32,
         blocks: InOutBuf<'_, '_, Block>,
     ) {
-        #[inline(never)]
-        fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
-            key: &HybridKey<V, B, NR>,
-            nonce: &[u8; 12],
-            ctr: u32,
-            blocks: InOutBuf<'_, '_, Block>,
-        ) -> bool {
-            let be = HybridBackend::<V, B, NR> {
-                key,
-                conv: OnceCell::new(),
-                batches: Cell::new(0),
-            };
+        in_call(key, |be| {
             let batch = B::Batch::USIZE;
             let full = blocks.len() / batch;
             let lead = B::policy(key.bt).vpaes_batches.min(full) * batch;
             let (head, rest) = blocks.split_at(lead);
             if lead > 0 {
-                crate::ctr::ctr32_with_backend(&be, nonce, ctr, head);
+                crate::ctr::ctr32_with_backend(be, nonce, ctr, head);
             }
             let ctr = ctr.wrapping_add(lead as u32);
             let (mid, tail) = rest.split_at(full * batch - lead);
@@ -353,9 +328,9 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
                 // No full batch: the tail by the policy for a key not yet
                 // converted in this call.
                 if !tail.is_empty() {
-                    crate::ctr::ctr32_with_backend(&be, nonce, ctr, tail);
+                    crate::ctr::ctr32_with_backend(be, nonce, ctr, tail);
                 }
-                return be.conv.get().is_some();
+                return false;
             }
             // Full batches: the bsaes key converted in place (no move of
             // the key form, which would leave a copy and cost a memcpy),
@@ -381,34 +356,44 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
                 }
             }
             true
-        }
-        if call(key, nonce, ctr, blocks) {
-            scrub_stack::<V, B>(key.bt);
-        }
+        })
     }
 
     fn decrypt<const NR: usize>(
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     ) {
-        // The call runs in a frame of its own, below this one, so that
-        // everything it leaves behind is in reach of `scrub_stack`.
-        #[inline(never)]
-        fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
-            key: &HybridKey<V, B, NR>,
-            f: impl BlockCipherDecClosure<BlockSize = U16>,
-        ) -> bool {
-            let be = HybridBackend::<V, B, NR> {
-                key,
-                conv: OnceCell::new(),
-                batches: Cell::new(0),
-            };
-            f.call(&be);
-            be.conv.get().is_some()
-        }
-        if call(key, f) {
-            scrub_stack::<V, B>(key.bt);
-        }
+        in_call(key, |be| {
+            f.call(be);
+            false
+        })
+    }
+}
+
+/// Run `f` with a fresh per-call backend in a frame of its own, below the
+/// caller's, so that everything it leaves behind is in reach of
+/// [`scrub_stack`], and scrub when a bsaes key was converted in the call
+/// (by the backend, or by `f` itself: its return value).
+#[inline(always)]
+fn in_call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+    key: &HybridKey<V, B, NR>,
+    f: impl FnOnce(&HybridBackend<'_, V, B, NR>) -> bool,
+) {
+    #[inline(never)]
+    fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+        key: &HybridKey<V, B, NR>,
+        f: impl FnOnce(&HybridBackend<'_, V, B, NR>) -> bool,
+    ) -> bool {
+        let be = HybridBackend::<V, B, NR> {
+            key,
+            conv: OnceCell::new(),
+            batches: Cell::new(0),
+        };
+        let converted = f(&be);
+        converted || be.conv.get().is_some()
+    }
+    if call(key, f) {
+        scrub_stack::<V, B>(key.bt);
     }
 }
 
