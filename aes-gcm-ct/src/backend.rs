@@ -17,6 +17,7 @@
 
 use crate::Block;
 use aead::inout::InOutBuf;
+use ghash_ct::GHashKey;
 
 /// What a fused path module provides.
 #[allow(dead_code, reason = "targets without a fused path")]
@@ -30,9 +31,12 @@ pub(crate) trait Engine {
     #[cfg(feature = "aes")]
     fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
-    /// and the ciphertext, and return the full 16-byte tag.
+    /// and the ciphertext, and return the full 16-byte tag. `ghash`: the
+    /// key's GHASH powers (for paths that hash with ghash-ct; the fused
+    /// paths carry their own in `Key`).
     fn crypt(
         key: &Self::Key,
+        ghash: &GHashKey,
         j0: &Block,
         aad: &[u8],
         buf: InOutBuf<'_, '_, u8>,
@@ -109,6 +113,7 @@ macro_rules! backends {
             #[inline]
             pub(crate) fn crypt(
                 &self,
+                ghash: &GHashKey,
                 j0: &Block,
                 aad: &[u8],
                 buf: InOutBuf<'_, '_, u8>,
@@ -116,8 +121,8 @@ macro_rules! backends {
                 generic: impl FnOnce(InOutBuf<'_, '_, u8>) -> Block,
             ) -> Block {
                 match self {
-                    $( $(#[$cfg])* Fused::$variant(k) => <$engine as Engine>::crypt(k, j0, aad, buf, encrypt), )*
-                    Fused::Generic => { let _ = (j0, aad, encrypt); generic(buf) }
+                    $( $(#[$cfg])* Fused::$variant(k) => <$engine as Engine>::crypt(k, ghash, j0, aad, buf, encrypt), )*
+                    Fused::Generic => { let _ = (ghash, j0, aad, encrypt); generic(buf) }
                 }
             }
         }

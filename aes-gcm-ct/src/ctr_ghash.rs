@@ -38,24 +38,18 @@ const CHUNK: usize = 16 * 1024;
 /// call for the tag mask and the text; two CTR calls cost more there).
 const SHORT: usize = 64;
 
-/// One of aes-ct's encryption types, with the key's size.
+/// The path's key: one of aes-ct's encryption types (aes-ct's
+/// automatically selected backend), with the key's size; wiped on drop.
+/// The GHASH powers are the `AesGcm`'s own (`Engine::crypt`'s `ghash`).
 #[derive(Clone)]
 #[allow(
     clippy::large_enum_variant,
     reason = "long-lived keys; no_std has no Box"
 )]
-enum AesCt {
+pub(crate) enum Key {
     A128(aes_ct::Aes128Enc),
     A192(aes_ct::Aes192Enc),
     A256(aes_ct::Aes256Enc),
-}
-
-/// The path's key: the cipher (aes-ct's automatically selected backend)
-/// and the GHASH key powers. Both wipe themselves on drop.
-#[derive(Clone)]
-pub(crate) struct Key {
-    aes: AesCt,
-    ghash: GHashKey,
 }
 
 /// The path's row in the dispatch table.
@@ -72,29 +66,33 @@ impl crate::backend::Engine for CtrGhash {
         true
     }
 
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys, _: &[u8; 16]) -> Option<Key> {
         // The first round keys are the key itself (FIPS-197 5.2).
         let r = rk.as_array();
         let mut k = [0u8; 32];
         k[..16].copy_from_slice(&r[0]);
         k[16..].copy_from_slice(&r[1]);
-        let aes = match rk.rounds() {
-            10 => AesCt::A128(aes_ct::Aes128Enc::new_from_slice(&k[..16]).ok()?),
-            12 => AesCt::A192(aes_ct::Aes192Enc::new_from_slice(&k[..24]).ok()?),
-            _ => AesCt::A256(aes_ct::Aes256Enc::new_from_slice(&k).ok()?),
+        let key = match rk.rounds() {
+            10 => aes_ct::Aes128Enc::new_from_slice(&k[..16]).map(Key::A128),
+            12 => aes_ct::Aes192Enc::new_from_slice(&k[..24]).map(Key::A192),
+            _ => aes_ct::Aes256Enc::new_from_slice(&k).map(Key::A256),
         };
         k.zeroize();
-        Some(Key {
-            aes,
-            ghash: GHashKey::new(&Block::from(*h)),
-        })
+        key.ok()
     }
 
-    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
-        match &key.aes {
-            AesCt::A128(c) => crypt(c, &key.ghash, j0, aad, buf, encrypt),
-            AesCt::A192(c) => crypt(c, &key.ghash, j0, aad, buf, encrypt),
-            AesCt::A256(c) => crypt(c, &key.ghash, j0, aad, buf, encrypt),
+    fn crypt(
+        key: &Key,
+        ghash: &GHashKey,
+        j0: &Block,
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+        encrypt: bool,
+    ) -> Block {
+        match key {
+            Key::A128(c) => crypt(c, ghash, j0, aad, buf, encrypt),
+            Key::A192(c) => crypt(c, ghash, j0, aad, buf, encrypt),
+            Key::A256(c) => crypt(c, ghash, j0, aad, buf, encrypt),
         }
     }
 }

@@ -428,7 +428,7 @@ where
     /// Run the message through this key's path; returns the full tag.
     #[inline]
     fn crypt(&self, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
-        self.fused.crypt(j0, aad, buf, encrypt, |buf| {
+        self.fused.crypt(&self.ghash, j0, aad, buf, encrypt, |buf| {
             generic::crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt)
         })
     }

@@ -47,7 +47,14 @@ impl Engine for Armv8Pmull {
         Some(key)
     }
 
-    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+    fn crypt(
+        key: &Key,
+        _: &ghash_ct::GHashKey,
+        j0: &Block,
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+        encrypt: bool,
+    ) -> Block {
         // SAFETY: a `Key` is only built by `new_key`, after the CPU check.
         unsafe {
             match key.nr {

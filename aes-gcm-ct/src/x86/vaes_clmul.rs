@@ -131,7 +131,14 @@ impl Engine for VaesClmul {
         cpu_vaes512::get().then(|| new_key(rk, h))
     }
 
-    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+    fn crypt(
+        key: &Key,
+        _: &ghash_ct::GHashKey,
+        j0: &Block,
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+        encrypt: bool,
+    ) -> Block {
         let len = buf.len();
         let (inp, out) = buf.into_raw();
         // SAFETY: a `Key` of this path is only built after its CPU check;
@@ -160,7 +167,14 @@ impl Engine for VaesAvx2Clmul {
         cpu_vaes256::get().then(|| new_key(rk, h))
     }
 
-    fn crypt(key: &Key, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
+    fn crypt(
+        key: &Key,
+        _: &ghash_ct::GHashKey,
+        j0: &Block,
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+        encrypt: bool,
+    ) -> Block {
         let len = buf.len();
         let (inp, out) = buf.into_raw();
         // SAFETY: a `Key` of this path is only built after its CPU check;
