@@ -24,7 +24,7 @@
 //! message.
 
 use crate::Block;
-use crate::generic::hash_text;
+use crate::generic::{hash_text, wipe_block};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
 use cipher::{InnerIvInit, KeyInit, StreamCipherCore, consts::U16};
@@ -112,7 +112,7 @@ fn ctr<C: CtrCipher>(c: &C, nonce: &[u8; 12], ctr: u32, buf: InOutBuf<'_, '_, u8
         last[..n].copy_from_slice(tail.get_in());
         core.apply_keystream_block_inout((&mut last).into());
         tail.get_out().copy_from_slice(&last[..n]);
-        wipe(&mut last);
+        wipe_block(&mut last);
     }
 }
 
@@ -139,9 +139,7 @@ fn crypt<C: CtrCipher>(
     let mut st = GHashState::new();
     ghash.update_padded(&mut st, aad);
     let text_len = buf.len();
-    let mut lens = Block::default();
-    lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
-    lens[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+    let lens = crate::lens_block(aad.len(), text_len);
 
     let mut next = c0.wrapping_add(1);
     while !buf.is_empty() {
@@ -163,14 +161,7 @@ fn crypt<C: CtrCipher>(
     }
     let mut s = st.finalize();
     let tag = u128::from_ne_bytes(s.0) ^ u128::from_ne_bytes(mask.0);
-    wipe(&mut s);
-    wipe(&mut mask);
+    wipe_block(&mut s);
+    wipe_block(&mut mask);
     tag.to_ne_bytes().into()
-}
-
-/// Overwrite a block with one volatile 16-byte store.
-#[inline(always)]
-fn wipe(b: &mut Block) {
-    // SAFETY: `b` is a valid, exclusive reference to 16 bytes.
-    unsafe { core::ptr::write_volatile(b, Block::default()) };
 }

@@ -92,22 +92,11 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         let short = buf.len() <= SHORT_BLOCKS * 16;
         let mut first = [Block::default(); 1 + SHORT_BLOCKS];
         let nf = if short { 1 + buf.len().div_ceil(16) } else { 1 };
-        let mut c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
-        for b in first[..nf].iter_mut() {
-            b[..12].copy_from_slice(&j0[..12]);
-            b[12..].copy_from_slice(&c.to_be_bytes());
-            c = c.wrapping_add(1);
+        let c0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+        for (i, b) in first[..nf].iter_mut().enumerate() {
+            *b = counter_block(j0, c0.wrapping_add(i as u32));
         }
-        let (batches, rest) =
-            Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(&mut first[..nf]);
-        for batch in batches {
-            backend.encrypt_par_blocks_inplace(batch);
-        }
-        match rest.len() {
-            0 => {}
-            1 => backend.encrypt_block_inplace(&mut rest[0]),
-            _ => backend.encrypt_tail_blocks_inplace(rest),
-        }
+        encrypt_run(backend, &mut first[..nf]);
         let mut mask = first[0];
 
         let mut st = GHashState::new();
@@ -127,13 +116,11 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         let mut ks_buf = MaybeUninit::<[Block; CHUNK_BLOCKS]>::uninit();
         let ks_ptr = ks_buf.as_mut_ptr().cast::<Block>();
         let mut used = 0;
-        let mut ctr = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+        let mut ctr = c0.wrapping_add(1);
         let text_len = buf.len();
         // The lengths block, hashed with the text's last block (one
         // reduction for both).
-        let mut lens = Block::default();
-        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
-        lens[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+        let lens = crate::lens_block(aad.len(), text_len);
         if short && text_len > 0 {
             let mut chunk = buf.reborrow();
             if !encrypt {
@@ -145,32 +132,21 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             }
         }
         for b in first[..nf].iter_mut() {
-            // SAFETY: a valid, exclusive reference to one block; volatile so
-            // the wipe stays.
-            unsafe { core::ptr::write_volatile(b, Block::default()) };
+            wipe_block(b);
         }
         while !short && !buf.is_empty() {
             let n = buf.len().min(chunk_blocks * 16);
             let (mut chunk, rest) = buf.split_at(n);
             let nb = n.div_ceil(16);
             for i in 0..nb {
-                let mut b = Block::default();
-                b[..12].copy_from_slice(&j0[..12]);
-                b[12..].copy_from_slice(&ctr.to_be_bytes());
-                ctr = ctr.wrapping_add(1);
                 // SAFETY: `i < nb <= CHUNK_BLOCKS`, inside `ks_buf`.
-                unsafe { ks_ptr.add(i).write(b) };
+                unsafe { ks_ptr.add(i).write(counter_block(j0, ctr)) };
+                ctr = ctr.wrapping_add(1);
             }
             used = used.max(nb);
             // SAFETY: the first `nb` blocks were written just above.
             let ks = unsafe { core::slice::from_raw_parts_mut(ks_ptr, nb) };
-            let (batches, tail) = Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(ks);
-            for batch in batches {
-                backend.encrypt_par_blocks_inplace(batch);
-            }
-            if !tail.is_empty() {
-                backend.encrypt_tail_blocks_inplace(tail);
-            }
+            encrypt_run(backend, ks);
             let last = rest.is_empty();
             if !encrypt {
                 hash_text(ghash, &mut st, chunk.get_in(), last.then_some(&lens));
@@ -184,10 +160,9 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         if text_len == 0 {
             ghash.update(&mut st, core::slice::from_ref(&lens));
         }
-        for i in 0..used {
-            // SAFETY: block `i < used <= CHUNK_BLOCKS` of `ks_buf`; a
-            // volatile store so the wipe is not optimised away.
-            unsafe { core::ptr::write_volatile(ks_ptr.add(i), Block::default()) };
+        // SAFETY: the first `used <= CHUNK_BLOCKS` blocks were written.
+        for b in unsafe { core::slice::from_raw_parts_mut(ks_ptr, used) } {
+            wipe_block(b);
         }
 
         let mut s = st.finalize();
@@ -228,4 +203,35 @@ pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens
     two[0][..text.len() - head].copy_from_slice(&text[head..]);
     ghash.update(st, &two);
     two[0].0.zeroize();
+}
+
+/// The counter block `J0[..12] || BE32(c)`.
+#[inline(always)]
+fn counter_block(j0: &Block, c: u32) -> Block {
+    let mut b = *j0;
+    b[12..].copy_from_slice(&c.to_be_bytes());
+    b
+}
+
+/// Encrypt `blocks` in place: whole batches, then the rest (one block as a
+/// single block, more as a tail).
+#[inline(always)]
+fn encrypt_run<B: BlockCipherEncBackend<BlockSize = U16>>(backend: &B, blocks: &mut [Block]) {
+    let (batches, rest) = Array::<Block, B::ParBlocksSize>::slice_as_chunks_mut(blocks);
+    for batch in batches {
+        backend.encrypt_par_blocks_inplace(batch);
+    }
+    match rest.len() {
+        0 => {}
+        1 => backend.encrypt_block_inplace(&mut rest[0]),
+        _ => backend.encrypt_tail_blocks_inplace(rest),
+    }
+}
+
+/// Overwrite a block with one volatile 16-byte store (`Zeroize` on byte
+/// arrays stores byte by byte).
+#[inline(always)]
+pub(crate) fn wipe_block(b: &mut Block) {
+    // SAFETY: `b` is a valid, exclusive reference to one block.
+    unsafe { core::ptr::write_volatile(b, Block::default()) };
 }

@@ -419,8 +419,7 @@ where
         }
         let mut st = GHashState::new();
         self.ghash.update_padded(&mut st, nonce);
-        let mut lens = Block::default();
-        lens[8..].copy_from_slice(&(nonce.len() as u64 * 8).to_be_bytes());
+        let lens = lens_block(0, nonce.len());
         self.ghash.update(&mut st, core::slice::from_ref(&lens));
         Ok(st.finalize())
     }
@@ -432,6 +431,15 @@ where
             generic::crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt)
         })
     }
+}
+
+/// The GHASH lengths block: `BE64(8 * a) || BE64(8 * b)` (bit lengths of
+/// the AAD and the text, or 0 and the nonce for J0).
+pub(crate) fn lens_block(a: usize, b: usize) -> Block {
+    let mut lens = Block::default();
+    lens[..8].copy_from_slice(&(a as u64 * 8).to_be_bytes());
+    lens[8..].copy_from_slice(&(b as u64 * 8).to_be_bytes());
+    lens
 }
 
 impl<Aes, NonceSize, TagSize> fmt::Debug for AesGcm<Aes, NonceSize, TagSize>

@@ -83,9 +83,6 @@ pub(crate) unsafe fn finish(
         o.zeroize();
     }
     // The lengths block and the tag.
-    let mut lens = [0u8; 16];
-    lens[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
-    lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
-    acc = absorb(acc, lens);
+    acc = absorb(acc, crate::lens_block(aad_len, len).0);
     Block::from(xor(digest(acc), mask))
 }
