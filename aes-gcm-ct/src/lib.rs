@@ -54,6 +54,19 @@ pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 pub use aes_ct as aes;
 pub use backend::{Backend, UnsupportedBackend};
 
+/// `$f::<NR>(args)` for a fused key's round count (10, 12 or 14): the
+/// one place that turns the run-time `nr` into the const generic.
+#[allow(unused_macros, reason = "targets without a fused path")]
+macro_rules! by_rounds {
+    ($nr:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $nr {
+            10 => $f::<10>($($arg),*),
+            12 => $f::<12>($($arg),*),
+            _ => $f::<14>($($arg),*),
+        }
+    };
+}
+
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod backend;

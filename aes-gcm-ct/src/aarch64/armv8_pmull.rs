@@ -56,13 +56,7 @@ impl Engine for Armv8Pmull {
         encrypt: bool,
     ) -> Block {
         // SAFETY: a `Key` is only built by `new_key`, after the CPU check.
-        unsafe {
-            match key.nr {
-                10 => crypt_impl::<10>(key, j0, aad, buf, encrypt),
-                12 => crypt_impl::<12>(key, j0, aad, buf, encrypt),
-                _ => crypt_impl::<14>(key, j0, aad, buf, encrypt),
-            }
-        }
+        unsafe { by_rounds!(key.nr, crypt_impl(key, j0, aad, buf, encrypt)) }
     }
 }
 

@@ -143,13 +143,7 @@ impl Engine for VaesClmul {
         let (inp, out) = buf.into_raw();
         // SAFETY: a `Key` of this path is only built after its CPU check;
         // `inp`/`out` are valid for `len` bytes (`InOutBuf`).
-        unsafe {
-            match key.nr {
-                10 => crypt512::<10>(key, j0, aad, inp, out, len, encrypt),
-                12 => crypt512::<12>(key, j0, aad, inp, out, len, encrypt),
-                _ => crypt512::<14>(key, j0, aad, inp, out, len, encrypt),
-            }
-        }
+        unsafe { by_rounds!(key.nr, crypt512(key, j0, aad, inp, out, len, encrypt)) }
     }
 }
 
@@ -179,13 +173,7 @@ impl Engine for VaesAvx2Clmul {
         let (inp, out) = buf.into_raw();
         // SAFETY: a `Key` of this path is only built after its CPU check;
         // `inp`/`out` are valid for `len` bytes (`InOutBuf`).
-        unsafe {
-            match key.nr {
-                10 => crypt256::<10>(key, j0, aad, inp, out, len, encrypt),
-                12 => crypt256::<12>(key, j0, aad, inp, out, len, encrypt),
-                _ => crypt256::<14>(key, j0, aad, inp, out, len, encrypt),
-            }
-        }
+        unsafe { by_rounds!(key.nr, crypt256(key, j0, aad, inp, out, len, encrypt)) }
     }
 }
 
