@@ -71,6 +71,10 @@ class Prog:
     def const(self, name): return self.op("const", self.new("c"), [], name=name)
     def shr(self, a, n): return self.op("vshr", self.new(), [a], imm=n)
     def shl(self, a, n): return self.op("vshl", self.new(), [a], imm=n)
+    def tied(self, kind, a, b, m=None, imm=None):
+        """Two-address NEON op (`vbit`, `vbif`, `vsri`, `vsli`): the result
+        overwrites the register of `a` (copied first if `a` lives on)."""
+        return self.op(kind, self.new(), [a, b] + ([m] if m else []), imm=imm)
     def key(self): return self.op("key", self.new("k"), [])
     def keyg(self, n):
         """n consecutive round-key planes, loaded by one `vldmia` into n
@@ -160,19 +164,29 @@ def ark(p, q, g=None):
     return [p.xor(q[i], ks[i]) for i in range(8)]
 
 def swapmove(p, q, i, d, m):
+    """Exchange bits m << d of q[i] with bits m of q[i + d] (m << d = ~m).
+    Bit inserts instead of the XOR form: d = 1, 2: `vshr`, `vshl`, `vbit`,
+    `vbif` (4); d = 4: `vsri` and `vsli` need no mask (3 with the copy
+    that keeps one input)."""
     a, b = q[i], q[i + d]
-    t = p.and_(p.xor(p.shr(a, d), b), m)
-    q[i + d] = p.xor(b, t)
-    q[i] = p.xor(a, p.shl(t, d))
+    if d == 4:
+        q[i + d] = p.tied("vsri", b, a, imm=4)     # (b & 0xf0) | a >> 4
+        q[i] = p.tied("vsli", a, b, imm=4)         # (a & 0x0f) | b << 4
+    else:
+        t1, t2 = p.shr(a, d), p.shl(b, d)
+        q[i + d] = p.tied("vbit", b, t1, m)        # b where ~m, a >> d where m
+        q[i] = p.tied("vbif", a, t2, m)            # a where m, b << d where ~m
 
 def bit_transpose(p, q):
     q = list(q)
     for d, mask in [(1, "m55"), (2, "m33"), (4, "m0f")]:
-        m = p.const(mask)
+        m = p.const(mask) if d != 4 else None
         for i in range(8):
             if i & d == 0:
                 swapmove(p, q, i, d, m)
     return q
+
+TIED = ("vbit", "vbif", "vsri", "vsli")
 
 class Alloc:
     """Linear scan over one segment; returns the assembly lines."""
@@ -338,7 +352,15 @@ class Alloc:
             rs = []
             for v in s:
                 rs.append(self.ensure(v, i, avoid=tuple(rs)))
-            if k == "vtbl":
+            if k in TIED:
+                if self.next_use(s[0], i + 1) is None:
+                    r = rs[0]
+                    del self.owner[r], self.reg[s[0]]
+                else:
+                    r = self.free_reg(i, avoid=tuple(rs))
+                    self.emit("vmov q%d, q%d" % (r, rs[0]))
+                self.release_dead(i + 1)
+            elif k == "vtbl":
                 # destination must differ from the table source
                 r = self.free_reg(i, avoid=tuple(rs))
             else:
@@ -353,6 +375,10 @@ class Alloc:
                 self.emit("vshr.u8 q%d, q%d, #%d" % (r, a, kw["imm"]))
             elif k == "vshl":
                 self.emit("vshl.i8 q%d, q%d, #%d" % (r, a, kw["imm"]))
+            elif k in ("vbit", "vbif"):
+                self.emit("%s q%d, q%d, q%d" % (k, r, rs[1], rs[2]))
+            elif k in ("vsri", "vsli"):
+                self.emit("%s.8 q%d, q%d, #%d" % (k, r, rs[1], kw["imm"]))
             elif k == "vtbl":
                 t = rs[1]
                 self.emit("vtbl.8 d%d, {{d%d-d%d}}, d%d" % (2 * r, 2 * a, 2 * a + 1, 2 * t))
