@@ -136,6 +136,15 @@ impl Form for Mul64 {
         // live in registers (x86_64: 1.5x -> 1.7x RustCrypto soft; one pass
         // of four sums, or splitting each word as it is used, let LLVM keep
         // a word's products live at once and spill them).
+        if let ([x], [y]) = (xs, ys) {
+            // A lone block (short messages): no point in the split pass.
+            let mut z = [0u128; 4];
+            classes(&mut z, &split(*x), &y.c);
+            a.z = z;
+            a.w = [0; 4];
+            top(&mut a.w, *x, &y.t);
+            return Self::fin(a);
+        }
         for (c, &x) in a.xc.iter_mut().zip(xs) {
             *c = split(x);
         }
