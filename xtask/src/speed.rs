@@ -4,12 +4,17 @@
 //! (`benches/src/bin/speed.rs`, one module per crate under
 //! `benches/src/speed/`). This command builds it twice in release mode:
 //! normally, and into `target/speed-soft` with
-//! `RUSTFLAGS='--cfg aes_backend="soft" --cfg polyval_backend="soft"'` so
-//! RustCrypto's `aes` and `ghash` use their portable code. It then runs the first build, which measures
-//! every aes-ct backend this CPU can run, RustCrypto auto-detected and
-//! OpenSSL, asks the second build for the RustCrypto-soft rows, and prints
-//! one table with ratios. Arguments are passed to the binary
-//! (`cargo xtask speed -- --help`).
+//! `RUSTFLAGS='--cfg aes_backend="soft" --cfg polyval_backend="soft"
+//! --cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="soft64"'` so
+//! RustCrypto's `aes`, `ghash` and `aes-gcm` use their portable code and
+//! aes-gcm-ct selects its software path (aes-ct `hybrid` + ghash-ct
+//! `soft64`, path `ctr-ghash`) as on a CPU without AES instructions. It
+//! then runs the first build, which measures every backend this CPU can
+//! run, RustCrypto auto-detected, ring and OpenSSL, asks the second build
+//! for the RustCrypto-soft and aes-gcm-ct software-path rows, and prints
+//! one table per suite with ratios. Arguments are passed to the binary
+//! (`cargo xtask speed -- --help`; `cargo xtask speed -- gcm` runs only
+//! the AES-GCM suite).
 
 use crate::util::{cargo, run, target_dir};
 use std::process::Command;
@@ -25,7 +30,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
     if !flags.is_empty() {
         flags.push(' ');
     }
-    flags.push_str(r#"--cfg aes_backend="soft" --cfg polyval_backend="soft""#);
+    flags.push_str(concat!(
+        r#"--cfg aes_backend="soft" --cfg polyval_backend="soft" "#,
+        r#"--cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="soft64""#
+    ));
     run(cargo()
         .args(["build", "--release", "-p", "benches", "--bin", "speed"])
         .env("CARGO_TARGET_DIR", &soft_dir)

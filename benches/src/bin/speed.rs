@@ -12,11 +12,14 @@ const USAGE: &str = "\
 usage: speed [options] [suite...]
 
   suite...                 only suites whose name contains one of these
-  --time-ms N              milliseconds per measurement (default 150, best of 7 runs)
+                           (aes, ghash, gcm; e.g. `cargo xtask speed -- gcm`)
+  --time-ms N              milliseconds per measurement (default 150, best of 3 runs)
   --no-openssl             skip the OpenSSL rows
-  --rustcrypto-soft PATH   merge the reference rows of PATH, the same binary built
-                           with RUSTFLAGS='--cfg aes_backend=\"soft\"' (xtask does this)
-  --references-only        measure only the reference rows (RustCrypto)
+  --rustcrypto-soft PATH   merge the rows of PATH, the same binary built with
+                           RUSTFLAGS='--cfg aes_backend=\"soft\" --cfg polyval_backend=\"soft\"
+                           --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"soft64\"'
+                           (xtask does this): RustCrypto soft, aes-gcm-ct software path
+  --soft-build             this is that binary: measure only the rows it adds
   --tsv                    print rows as tab-separated lines instead of tables";
 
 fn main() -> ExitCode {
@@ -31,7 +34,7 @@ fn main() -> ExitCode {
                 None => return usage("--time-ms needs a number"),
             },
             "--no-openssl" => opts.openssl = false,
-            "--references-only" => opts.references_only = true,
+            "--soft-build" => opts.soft_build = true,
             "--tsv" => tsv = true,
             "--rustcrypto-soft" => match args.next() {
                 Some(p) => soft_bin = Some(p),
@@ -62,15 +65,16 @@ fn main() -> ExitCode {
         run(&mut ctx);
     }
 
-    if soft_bin.is_none() && !opts.references_only {
+    if soft_bin.is_none() && !opts.soft_build {
         ctx.note(
-            "No RustCrypto soft rows: they come from a second build (cargo xtask speed does it).",
+            "No RustCrypto soft rows and no aes-gcm-ct software path: they come from a second \
+             build (cargo xtask speed does it).",
         );
     }
     if let Some(bin) = soft_bin {
         let mut c = Command::new(&bin);
         c.args([
-            "--references-only",
+            "--soft-build",
             "--tsv",
             "--time-ms",
             &opts.time.as_millis().to_string(),

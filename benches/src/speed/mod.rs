@@ -2,7 +2,7 @@
 //! and renderer, OpenSSL's `speed` as an outside reference, and one
 //! module per crate measured.
 //!
-//! Adding a crate's measurements (ghash, gcm, adiantum): write
+//! Adding a crate's measurements (e.g. adiantum): write
 //! `benches/src/speed/<name>.rs` with `pub fn run(ctx: &mut Ctx)` (see
 //! `aes.rs`: declare a table, add rows with [`Ctx::row`], use
 //! [`Ctx::measure`] and [`Ctx::openssl`]), then add its name to the
@@ -22,7 +22,13 @@ macro_rules! suites {
 }
 
 // One name per measured crate, in print order.
-suites!(aes, ghash);
+suites!(aes, ghash, gcm);
+
+/// `OPENSSL_ia32cap` value that hides AES-NI and PCLMULQDQ (CPUID.1:ECX
+/// bits 25 and 1) from OpenSSL, and the note for rows measured with it.
+pub const OPENSSL_NO_AESNI: &str = "~0x200000200000000";
+pub const OPENSSL_NO_AESNI_NOTE: &str = "* OpenSSL with OPENSSL_ia32cap=~0x200000200000000 (AES-NI and PCLMULQDQ hidden): \
+     bsaes/vpaes, not constant time for every path.";
 
 /// What a row is, for the ratio lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +84,9 @@ struct Table {
     caption: String,
     cols: Vec<Col>,
     rows: Vec<Row>,
+    /// Explicit ratio lines `(ours, base)` by row name; when empty, every
+    /// `Ours` row against every `Reference` row.
+    ratios: Vec<(String, String)>,
 }
 
 /// Run options, from the command line.
@@ -88,8 +97,12 @@ pub struct Options {
     /// than a few long ones).
     pub time: Duration,
     pub reps: u32,
-    /// Only measure reference rows (used for the RustCrypto-soft build).
-    pub references_only: bool,
+    /// This run is the soft build's (xtask builds it with
+    /// `--cfg aes_backend="soft" --cfg polyval_backend="soft"` and
+    /// `--cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="soft64"`):
+    /// measure only the rows that need those cfgs, the RustCrypto-soft
+    /// references and aes-gcm-ct's software path (see `gcm.rs`).
+    pub soft_build: bool,
     pub openssl: bool,
     /// Only suites whose name contains one of these.
     pub filter: Vec<String>,
@@ -100,7 +113,7 @@ impl Default for Options {
         Options {
             time: Duration::from_millis(150),
             reps: 3,
-            references_only: false,
+            soft_build: false,
             openssl: true,
             filter: Vec::new(),
         }
@@ -134,13 +147,32 @@ impl Ctx {
                 caption: caption.into(),
                 cols: cols.to_vec(),
                 rows: Vec::new(),
+                ratios: Vec::new(),
             });
         }
     }
 
-    /// Should rows of this role be measured in this run?
+    /// Should rows of this role be measured in this run? (The soft build
+    /// measures only references; a suite may add rows of its own that need
+    /// that build, checking [`Options::soft_build`].)
     pub fn wants(&self, role: Role) -> bool {
-        !self.opts.references_only || role == Role::Reference
+        !self.opts.soft_build || role == Role::Reference
+    }
+
+    /// Print the ratio line `ours` vs `base` (row names) under `table`.
+    /// Once a table has one, only its declared lines are printed instead of
+    /// every `Ours` row against every `Reference` row; lines whose rows are
+    /// missing in this run are left out.
+    pub fn ratio(&mut self, table: &str, ours: &str, base: &str) {
+        let t = self
+            .tables
+            .iter_mut()
+            .find(|t| t.title == table)
+            .expect("ratio for an undeclared table");
+        let pair = (ours.to_owned(), base.to_owned());
+        if !t.ratios.contains(&pair) {
+            t.ratios.push(pair);
+        }
     }
 
     /// Add a row to a declared table; cells are `(column key, value)`.
@@ -195,7 +227,7 @@ impl Ctx {
 
     /// `openssl version`, if OpenSSL measurements are on and it runs.
     pub fn openssl_version(&mut self) -> Option<String> {
-        if !self.opts.openssl || self.opts.references_only {
+        if !self.opts.openssl || self.opts.soft_build {
             return None;
         }
         self.openssl_version
@@ -217,20 +249,25 @@ impl Ctx {
         sizes: &[usize],
         env: &[(&str, &str)],
     ) -> Option<Vec<f64>> {
+        self.openssl_with(cipher, sizes, env, &[])
+    }
+
+    /// [`Ctx::openssl`] with extra `openssl speed` options (e.g. `-aead`,
+    /// `-decrypt`).
+    pub fn openssl_with(
+        &mut self,
+        cipher: &str,
+        sizes: &[usize],
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Option<Vec<f64>> {
         self.openssl_version()?;
         let mut out = Vec::new();
         for &size in sizes {
             let o = Command::new("openssl")
-                .args([
-                    "speed",
-                    "-mr",
-                    "-seconds",
-                    "1",
-                    "-bytes",
-                    &size.to_string(),
-                    "-evp",
-                    cipher,
-                ])
+                .args(["speed", "-mr", "-seconds", "1", "-bytes", &size.to_string()])
+                .args(args)
+                .args(["-evp", cipher])
                 .envs(env.iter().copied())
                 .output()
                 .ok()?;
@@ -308,10 +345,26 @@ impl Ctx {
             if t.rows.is_empty() {
                 continue;
             }
+            let find = |name: &str| t.rows.iter().find(|r| r.name == name);
+            let pairs: Vec<(&Row, &Row)> = if t.ratios.is_empty() {
+                let refs = t.rows.iter().filter(|r| r.role == Role::Reference);
+                t.rows
+                    .iter()
+                    .filter(|r| r.role == Role::Ours)
+                    .flat_map(|o| refs.clone().map(move |b| (o, b)))
+                    .collect()
+            } else {
+                t.ratios
+                    .iter()
+                    .filter_map(|(a, b)| Some((find(a)?, find(b)?)))
+                    .collect()
+            };
+            let label = |ours: &Row, base: &Row| format!("  {} vs {}", ours.name, base.name);
             let name_w = t
                 .rows
                 .iter()
                 .map(|r| r.name.len())
+                .chain(pairs.iter().map(|(a, b)| label(a, b).len()))
                 .max()
                 .unwrap_or(0)
                 .max(t.title.len())
@@ -337,26 +390,18 @@ impl Ctx {
                 }
                 s.push('\n');
             }
-            let refs: Vec<&Row> = t
-                .rows
-                .iter()
-                .filter(|r| r.role == Role::Reference)
-                .collect();
-            for ours in t.rows.iter().filter(|r| r.role == Role::Ours) {
-                for base in &refs {
-                    let label = format!("  {} vs {}", ours.name, base.name);
-                    let _ = write!(s, "{label:<name_w$}");
-                    for c in &t.cols {
-                        let v = match (cell(ours, c.key), cell(base, c.key)) {
-                            (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
-                                format!("{:.2}x", if c.lower_is_better { b / a } else { a / b })
-                            }
-                            _ => "-".into(),
-                        };
-                        let _ = write!(s, "{v:>w$}", w = col_w(c));
-                    }
-                    s.push('\n');
+            for (ours, base) in pairs {
+                let _ = write!(s, "{:<name_w$}", label(ours, base));
+                for c in &t.cols {
+                    let v = match (cell(ours, c.key), cell(base, c.key)) {
+                        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
+                            format!("{:.2}x", if c.lower_is_better { b / a } else { a / b })
+                        }
+                        _ => "-".into(),
+                    };
+                    let _ = write!(s, "{v:>w$}", w = col_w(c));
                 }
+                s.push('\n');
             }
         }
         if !self.notes.is_empty() {
@@ -420,4 +465,66 @@ impl Clock {
 #[inline(always)]
 pub fn keep<T>(x: T) -> T {
     black_box(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COLS: &[Col] = &[Col {
+        key: "16",
+        header: "16 B",
+        lower_is_better: false,
+    }];
+
+    fn cells(v: f64) -> Vec<(String, f64)> {
+        vec![("16".to_owned(), v)]
+    }
+
+    #[test]
+    fn declared_ratios_replace_the_default_lines_and_see_merged_rows() {
+        let mut ctx = Ctx::new(Options::default());
+        ctx.table("T", "caption", COLS);
+        ctx.row("T", Role::Ours, "ours a", cells(300.0));
+        ctx.row("T", Role::Ours, "ours b", cells(50.0));
+        ctx.row("T", Role::Reference, "ref", cells(100.0));
+        ctx.row("T", Role::Other, "other", cells(200.0));
+        ctx.ratio("T", "ours a", "other");
+        ctx.ratio("T", "soft row", "soft ref");
+        ctx.ratio("T", "ours b", "missing");
+
+        // Rows of the soft build arrive through the TSV merge.
+        let mut soft = Ctx::new(Options {
+            soft_build: true,
+            ..Options::default()
+        });
+        soft.table("T", "caption", COLS);
+        soft.row("T", Role::Ours, "soft row", cells(90.0));
+        soft.row("T", Role::Reference, "soft ref", cells(30.0));
+        soft.note("a note");
+        ctx.merge_tsv(&soft.to_tsv());
+
+        let out = ctx.render();
+        assert!(out.contains("ours a vs other"), "{out}");
+        assert!(out.contains("1.50x"), "{out}");
+        assert!(out.contains("soft row vs soft ref"), "{out}");
+        assert!(out.contains("3.00x"), "{out}");
+        assert!(out.contains("a note"), "{out}");
+        // Only the declared lines, and none with a missing row.
+        assert!(!out.contains("vs ref "), "{out}");
+        assert!(!out.contains("missing"), "{out}");
+    }
+
+    #[test]
+    fn default_ratios_are_every_ours_row_against_every_reference() {
+        let mut ctx = Ctx::new(Options::default());
+        ctx.table("T", "caption", COLS);
+        ctx.row("T", Role::Ours, "ours", cells(300.0));
+        ctx.row("T", Role::Reference, "ref", cells(100.0));
+        ctx.row("T", Role::Other, "other", cells(200.0));
+        let out = ctx.render();
+        assert!(out.contains("ours vs ref"), "{out}");
+        assert!(out.contains("3.00x"), "{out}");
+        assert!(!out.contains("vs other"), "{out}");
+    }
 }

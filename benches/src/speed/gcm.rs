@@ -1,0 +1,323 @@
+//! AES-GCM: every aes-gcm-ct path this CPU can run (forced with
+//! `AesGcm::new_with_backend`) and the automatic selection, next to
+//! RustCrypto `aes-gcm` (auto-detected in the normal build; `aes` and
+//! `polyval` soft in the soft build), `ring` and, for seal, OpenSSL's
+//! `openssl speed -aead -evp aes-N-gcm` (also with AES-NI and PCLMULQDQ
+//! masked on x86).
+//!
+//! The software path (aes-ct `hybrid` + ghash-ct `soft64`, path
+//! `ctr-ghash`: what a CPU without AES instructions runs) cannot be forced
+//! at run time on a CPU with them (`ctr-ghash` uses aes-ct's automatically
+//! selected backend and the key's automatically selected GHASH), so it is
+//! measured in the soft build, whose `--cfg aes_ct_backend="hybrid"
+//! --cfg ghash_ct_backend="soft64"` make it the automatic choice, and
+//! merged like the RustCrypto-soft rows.
+//!
+//! Every message as `bssl speed` does it: 12-byte nonce, 13 bytes of
+//! additional data (a TLS record header), 16-byte tag, in place, the key
+//! set up once. Seal runs on the same buffer again and again; open first
+//! copies the ciphertext back into the buffer (every row alike; a memcpy
+//! per message). Each row is checked against RustCrypto's output first.
+
+use super::{Col, Ctx, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+use aes_gcm_ct::aead::{AeadInOut, KeyInit};
+use aes_gcm_ct::{AesGcm, Backend};
+use cipher::consts::{U12, U16};
+use cipher::{BlockCipherEncrypt, BlockSizeUser};
+
+/// Message sizes in bytes (`bssl speed`'s).
+pub const SIZES: [usize; 5] = [16, 256, 1350, 8192, 16384];
+
+const NONCE: [u8; 12] = [3; 12];
+
+/// Additional data per message: a TLS record header's 13 bytes, as
+/// `bssl speed` and `openssl speed -aead` use.
+const AAD: [u8; 13] = [0x17; 13];
+
+#[rustfmt::skip]
+const SEAL_COLS: &[Col] = &[
+    Col { key: "16ns", header: "16 B ns", lower_is_better: true },
+    Col { key: "16", header: "16 B", lower_is_better: false },
+    Col { key: "256", header: "256 B", lower_is_better: false },
+    Col { key: "1350", header: "1350 B", lower_is_better: false },
+    Col { key: "8192", header: "8 KiB", lower_is_better: false },
+    Col { key: "16384", header: "16 KiB", lower_is_better: false },
+];
+
+#[rustfmt::skip]
+const OPEN_COLS: &[Col] = &[
+    Col { key: "16", header: "16 B", lower_is_better: false },
+    Col { key: "256", header: "256 B", lower_is_better: false },
+    Col { key: "1350", header: "1350 B", lower_is_better: false },
+    Col { key: "8192", header: "8 KiB", lower_is_better: false },
+    Col { key: "16384", header: "16 KiB", lower_is_better: false },
+];
+
+const SEAL_CAPTION: &str = "ns per 16-byte seal, then MB/s at N bytes; 13 B AAD, in place";
+const OPEN_CAPTION: &str = "MB/s at N bytes; 13 B AAD, ciphertext copied back before each open";
+
+const OPENSSL_AEAD_NOTE: &str = "\u{2021} openssl speed -aead -evp aes-N-gcm: per message \
+     an EVP init with the IV, 13 B AAD, the text and the tag (seal only); EVP's per-call \
+     overhead dominates small messages.";
+
+/// Was RustCrypto `aes` built with `--cfg aes_backend="soft"`?
+#[allow(unexpected_cfgs)]
+const RUSTCRYPTO_SOFT: bool = cfg!(aes_backend = "soft");
+
+/// The software path's row (measured in the soft build).
+const SOFTWARE: &str = "aes-gcm-ct software path \u{2020}";
+
+/// One AEAD under test: seal in place and return the tag; open in place
+/// and say whether the tag verified.
+trait Aead {
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16];
+    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool;
+}
+
+/// aes-gcm-ct or RustCrypto `aes-gcm` (both through `aead` 0.6).
+struct Rust<T>(T);
+
+impl<T: AeadInOut<NonceSize = U12, TagSize = U16>> Aead for Rust<T> {
+    #[inline]
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        let tag = self
+            .0
+            .encrypt_inout_detached(&NONCE.into(), &AAD, buf.into());
+        tag.expect("seal").into()
+    }
+
+    #[inline]
+    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let r = self
+            .0
+            .decrypt_inout_detached(&NONCE.into(), &AAD, buf.into(), tag.into());
+        r.is_ok()
+    }
+}
+
+struct Ring(ring::aead::LessSafeKey);
+
+impl Aead for Ring {
+    #[inline]
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        use ring::aead::{Aad, Nonce};
+        let n = Nonce::assume_unique_for_key(NONCE);
+        let tag = self
+            .0
+            .seal_in_place_separate_tag(n, Aad::from(AAD), buf)
+            .expect("seal");
+        tag.as_ref().try_into().expect("16-byte tag")
+    }
+
+    #[inline]
+    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        use ring::aead::{Aad, Nonce, Tag};
+        let n = Nonce::assume_unique_for_key(NONCE);
+        let r = self
+            .0
+            .open_in_place_separate_tag(n, Aad::from(AAD), Tag::from(*tag), buf, 0..);
+        r.is_ok()
+    }
+}
+
+/// Table titles of a key size.
+fn titles(bits: usize) -> (String, String) {
+    (
+        format!("AES-{bits}-GCM seal"),
+        format!("AES-{bits}-GCM open"),
+    )
+}
+
+/// The plaintext of `n` bytes.
+fn message(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 29 + 5) as u8).collect()
+}
+
+/// Check `g` against `expect` (ciphertext and tag per size), then measure
+/// it and add its seal and open rows.
+fn add_row(
+    ctx: &mut Ctx,
+    bits: usize,
+    role: Role,
+    name: &str,
+    g: &impl Aead,
+    expect: &[(Vec<u8>, [u8; 16])],
+) {
+    let (seal_t, open_t) = titles(bits);
+    let mut buf = message(SIZES[SIZES.len() - 1]);
+    let (mut seal, mut open) = (Vec::new(), Vec::new());
+    for (&n, (ct, tag)) in SIZES.iter().zip(expect) {
+        let mut b = message(n);
+        assert_eq!(g.seal(&mut b), *tag, "{name}: wrong tag at {n} bytes");
+        assert_eq!(b, *ct, "{name}: wrong ciphertext at {n} bytes");
+        assert!(
+            g.open(&mut b, tag) && b == message(n),
+            "{name}: open failed at {n} bytes"
+        );
+
+        let t = ctx.measure(|| {
+            keep(g.seal(keep(&mut buf[..n])));
+        });
+        if n == 16 {
+            seal.push(("16ns".to_owned(), t * 1e9));
+        }
+        seal.push((n.to_string(), n as f64 / t / 1e6));
+        let mbps = ctx.mbps(n, || {
+            buf[..n].copy_from_slice(ct);
+            keep(g.open(keep(&mut buf[..n]), tag));
+        });
+        open.push((n.to_string(), mbps));
+    }
+    ctx.row(&seal_t, role, name, seal);
+    ctx.row(&open_t, role, name, open);
+}
+
+fn one_size<A, R>(ctx: &mut Ctx, bits: usize)
+where
+    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Clone + 'static,
+    R: AeadInOut<NonceSize = U12, TagSize = U16> + KeyInit,
+{
+    let (seal_t, open_t) = titles(bits);
+    ctx.table(&seal_t, SEAL_CAPTION, SEAL_COLS);
+    ctx.table(&open_t, OPEN_CAPTION, OPEN_COLS);
+    let key: Vec<u8> = (0..bits / 8).map(|i| (i * 7 + 1) as u8).collect();
+    let Ok(rc) = R::new_from_slice(&key) else {
+        unreachable!("key length matches")
+    };
+    let rc = Rust(rc);
+    let expect: Vec<(Vec<u8>, [u8; 16])> = SIZES
+        .iter()
+        .map(|&n| {
+            let mut b = message(n);
+            let tag = rc.seal(&mut b);
+            (b, tag)
+        })
+        .collect();
+    let new =
+        |b: Backend| AesGcm::<A, U12>::new_with_backend(key.as_slice().try_into().ok()?, b).ok();
+    let Ok(auto) = AesGcm::<A, U12>::new_from_slice(&key) else {
+        unreachable!("key length matches")
+    };
+    let auto_name = format!("aes-gcm-ct auto ({})", auto.backend().name());
+    let rc_auto = "RustCrypto aes-gcm 0.11 auto";
+    let rc_soft = "RustCrypto aes-gcm 0.11 soft";
+    let ring_name = "ring 0.17";
+
+    // Forced paths other than the automatic choice (for ratios to ring).
+    let mut others = Vec::new();
+    if ctx.wants(Role::Ours) {
+        for b in Backend::available() {
+            let Some(g) = new(b) else { continue };
+            let name = format!("aes-gcm-ct {}", b.name());
+            add_row(ctx, bits, Role::Ours, &name, &Rust(g), &expect);
+            if b != auto.backend() {
+                others.push(name);
+            }
+        }
+        add_row(ctx, bits, Role::Ours, &auto_name, &Rust(auto), &expect);
+    }
+    if ctx.opts.soft_build {
+        // Automatic selection under this build's cfgs: the software path
+        // if aes-ct chose a backend without AES instructions.
+        let Ok(g) = AesGcm::<A, U12>::new_from_slice(&key) else {
+            unreachable!("key length matches")
+        };
+        let aes = aes_ct::Backend::detected();
+        if g.backend() == Backend::CtrGhash && !aes_ct::hazmat::uses_aes_instructions(aes) {
+            ctx.note(&format!(
+                "\u{2020} the soft build's automatic selection: path {}, aes-ct {}, ghash-ct {}.",
+                g.backend().name(),
+                aes.name(),
+                g.ghash_backend().name()
+            ));
+            add_row(ctx, bits, Role::Ours, SOFTWARE, &Rust(g), &expect);
+        }
+    }
+
+    add_row(
+        ctx,
+        bits,
+        Role::Reference,
+        if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto },
+        &rc,
+        &expect,
+    );
+
+    let mut openssl = None;
+    let mut openssl_masked = None;
+    if ctx.wants(Role::Other) {
+        let alg = if bits == 128 {
+            &ring::aead::AES_128_GCM
+        } else {
+            &ring::aead::AES_256_GCM
+        };
+        let Ok(k) = ring::aead::UnboundKey::new(alg, &key) else {
+            unreachable!("key length matches")
+        };
+        add_row(
+            ctx,
+            bits,
+            Role::Other,
+            ring_name,
+            &Ring(ring::aead::LessSafeKey::new(k)),
+            &expect,
+        );
+
+        if let Some(version) = ctx.openssl_version() {
+            let v = version
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let cipher = format!("aes-{bits}-gcm");
+            let cells = |mbps: Vec<f64>| {
+                let mut c: Vec<(String, f64)> = SIZES
+                    .iter()
+                    .zip(&mbps)
+                    .map(|(n, &v)| (n.to_string(), v))
+                    .collect();
+                c.push(("16ns".to_owned(), 16.0 / mbps[0] * 1e3));
+                c
+            };
+            // Seal only (each OpenSSL row costs 5 s; `-decrypt` would give
+            // open rows): the targets against OpenSSL are seal figures.
+            let name = format!("{v} -aead \u{2021}");
+            if let Some(mbps) = ctx.openssl_with(&cipher, &SIZES, &[], &["-aead"]) {
+                ctx.row(&seal_t, Role::Other, &name, cells(mbps));
+                ctx.note(OPENSSL_AEAD_NOTE);
+            }
+            openssl = Some(name);
+            if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+                let name = format!("{v} -aead, no AES-NI *");
+                let env = [("OPENSSL_ia32cap", OPENSSL_NO_AESNI)];
+                if let Some(mbps) = ctx.openssl_with(&cipher, &SIZES, &env, &["-aead"]) {
+                    ctx.row(&seal_t, Role::Other, &name, cells(mbps));
+                    ctx.note(OPENSSL_NO_AESNI_NOTE);
+                }
+                openssl_masked = Some(name);
+            }
+        }
+    }
+
+    // The ratio lines (declared in the normal build, which prints them).
+    for t in [&seal_t, &open_t] {
+        ctx.ratio(t, &auto_name, ring_name);
+        ctx.ratio(t, &auto_name, rc_auto);
+        if let Some(o) = &openssl {
+            ctx.ratio(t, &auto_name, o);
+        }
+        ctx.ratio(t, SOFTWARE, rc_soft);
+        if let Some(o) = &openssl_masked {
+            ctx.ratio(t, SOFTWARE, o);
+        }
+        for o in &others {
+            ctx.ratio(t, o, ring_name);
+        }
+    }
+}
+
+/// The suite entry point.
+pub fn run(ctx: &mut Ctx) {
+    one_size::<aes_ct::Aes128, aes_gcm::Aes128Gcm>(ctx, 128);
+    one_size::<aes_ct::Aes256, aes_gcm::Aes256Gcm>(ctx, 256);
+}
