@@ -14,13 +14,26 @@ Register allocation is done here: a straight-line list of operations on
 values is assigned to q0-q15 by a linear scan that, when no register is
 free, spills the value whose next use is farthest (Belady). Spill slots are
 16-byte aligned stack slots addressed through r4-r11 (one pointer per slot,
-so a spill or reload is one instruction). Constants (byte permutations,
-masks) are rematerialised instead of spilled. Round keys are loaded two
+so a spill or reload is one instruction). Where it can, a spill takes a
+register neighbour along (one `vstmia` of two q registers into adjacent
+slots) and a reload brings the adjacent slot's value back too (`vldmia`)
+when that is needed soon and two consecutive registers are free; a second
+allocation pass places the values the first pass spilled next to each
+other (Alloc.pick_dst, evict_pair, reload_pair; settings in PAIRINGS, all
+tried per schedule). Constants (byte permutations, masks) are
+rematerialised instead of spilled; the unrolled encryption reads its
+tables with a post-incremented pointer (one instruction per table). The
+bit transposition uses bit inserts (`vbit`/`vbif`/`vsri`/`vsli`, see
+swapmove), the only two-address operations here. Round keys are loaded two
 planes per `vldmia` into a pair of consecutive registers (KEY_GROUP; 4 per
 load saved less: finding 4 free consecutive registers costs spills).
 
 Environment (for experiments): BSAES_KEY_GROUP (1, 2, 4), BSAES_SEARCH
-(schedules tried per segment), BSAES_OUT (output path).
+(schedules tried per segment), BSAES_PAIRINGS (allocator settings tried
+per schedule), BSAES_REMAT (1, 2: recompute an evicted XOR/AND from its
+live operands instead of spilling it; off, it lost 1-2 instructions per
+round), BSAES_CLEAN (eviction bias towards values that need no store; no
+effect), BSAES_OUT (output path).
 """
 import re, sys, os
 
@@ -58,6 +71,7 @@ class Prog:
     def __init__(self):
         self.ops = []
         self.n = 0
+        self.partner = {}
     def new(self, p="v"):
         self.n += 1
         return "%s%d" % (p, self.n)
@@ -87,6 +101,14 @@ def sbox(p, q):
     env = {x: q[i] for x, i in INS.items()}
     for d, a, o, b in GATES:
         env[d] = p.xor(env[a], env[b]) if o == "^" else p.and_(env[a], env[b])
+    # The nine GF(16) products: each pair of top-layer values is ANDed at
+    # the start of the middle part and again with one inversion output at
+    # the end; the allocator spills and reloads such pairs together.
+    ands = [(a, b) for d, a, o, b in GATES if o == "&"]
+    for a, b in ands:
+        if a in ("x7",) or a.startswith("y"):
+            if b in ("x7",) or b.startswith("y"):
+                p.partner[env[a]], p.partner[env[b]] = env[b], env[a]
     return [env[OUTS[i]] for i in range(8)]
 
 def inv_affine_lin(p, q):
@@ -186,6 +208,13 @@ def bit_transpose(p, q):
                 swapmove(p, q, i, d, m)
     return q
 
+REMAT = int(os.environ.get("BSAES_REMAT", "0"))
+CLEAN_BONUS = int(os.environ.get("BSAES_CLEAN", "0"))
+# Paired spills and reloads (one `vstmia`/`vldmia` for two registers):
+# each schedule is allocated with each of these settings ((pair_min,
+# pair_window, partner), hint passes), see Alloc.evict_pair/reload_pair.
+PAIRINGS = eval(os.environ.get("BSAES_PAIRINGS",
+    "[((None, None, False), 0), ((20, 30, False), 1), ((40, 5, False), 1), ((20, 30, True), 1)]"))
 TIED = ("vbit", "vbif", "vsri", "vsli")
 
 class Alloc:
@@ -194,7 +223,12 @@ class Alloc:
     SLOTS = ["r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r1", "r2", "ip"]
     NSLOTS = 24  # slots 11.. are addressed as r4 + 16 * slot (two vstr/vldr)
 
-    def __init__(self, prog, inputs, outputs, in_regs=None, place=True):
+    def __init__(self, prog, inputs, outputs, in_regs=None, place=True, hint=(),
+                 postinc=False, const_off=None, pairing=(None, None, False)):
+        self.postinc, self.seq = postinc, []
+        self.const_off = CONST_OFF if const_off is None else const_off
+        self.hint = set(hint)  # values spilled by a first pass
+        self.stored = set()
         self.prog, self.inputs, self.outputs = prog, inputs, outputs
         self.in_regs = in_regs if in_regs is not None else list(range(8))
         self.do_place = place
@@ -203,7 +237,13 @@ class Alloc:
         self.owner = {}    # q index -> value
         self.slot = {}     # value -> slot index (spilled copy)
         self.consts = {}   # value -> const name
-        self.spills = self.reloads = 0
+        self.spills = self.reloads = self.remats = 0
+        self.defn = {}     # value -> (op, operands) of recomputable values
+        self.remat = {}    # values to recompute at their next use
+        self.remat_on = REMAT
+        self.clean_bonus = CLEAN_BONUS
+        self.pairs = 0
+        self.pair_min, self.pair_window, self.partner_on = pairing
         self.max_slots = 0
 
     def uses(self):
@@ -225,26 +265,158 @@ class Alloc:
         for r in range(self.NQ):
             if r not in self.owner and r not in avoid:
                 return r
-        # evict the farthest next use
+        # evict the farthest next use (a value that needs no store counts
+        # CLEAN_BONUS operations farther)
         best, far = None, -1
         for r, v in self.owner.items():
             if r in avoid:
                 continue
             n = self.next_use(v, i)
             n = 10**9 if n is None else n
+            if self.clean(v, i):
+                n += self.clean_bonus
             if n > far:
                 best, far = r, n
+        if self.pair_min is not None and self.dirty(self.owner[best], i):
+            if self.evict_pair(best, i, avoid):
+                return best
         self.evict(best, i)
         return best
 
+    def pick_dst(self, d, i, avoid):
+        """Register for a new value: a value the first pass spilled goes
+        next to another such value still waiting in a register, so that
+        both leave with one `vstmia`."""
+        w = self.prog.partner.get(d) if self.partner_on else None
+        if w is not None and w in self.reg:
+            for r in (self.reg[w] - 1, self.reg[w] + 1):
+                if 0 <= r < self.NQ and r not in self.owner and r not in avoid:
+                    return r
+        if d in self.hint:
+            for r in range(self.NQ):
+                if r in self.owner or r in avoid:
+                    continue
+                for p in (r - 1, r + 1):
+                    w = self.owner.get(p)
+                    if w is not None and w in self.hint and self.dirty(w, i):
+                        return r
+        return self.free_reg(i, avoid)
+
+    def dirty(self, v, i):
+        """Evicting v needs a store."""
+        return (self.next_use(v, i) is not None and v not in self.consts
+                and v not in self.slot and not self.can_remat(v, i))
+
+    def evict_pair(self, r, i, avoid):
+        """Spill q r together with a neighbour q r +- 1 whose value is
+        needed no sooner than pair_min operations from now: one `vstmia`
+        into two adjacent slots instead of two stores. Both are freed."""
+        best = None
+        for p in (r - 1, r + 1):
+            if p < 0 or p >= self.NQ or p in avoid or p not in self.owner:
+                continue
+            w = self.owner[p]
+            if not self.dirty(w, i):
+                continue
+            n = self.next_use(w, i)
+            mate = self.partner_on and self.prog.partner.get(w) == self.owner[r]
+            if n < i + self.pair_min and w not in self.hint and not mate:
+                continue
+            if mate:
+                n = 10**9
+            if best is None or n > best[0]:
+                best = (n, p)
+        if best is None:
+            return False
+        lo = min(r, best[1])
+        s = self.new_slot_pair(i)
+        if s is None:
+            return False
+        for j in range(2):
+            v = self.owner.pop(lo + j)
+            del self.reg[v]
+            self.slot[v] = s + j
+            self.stored.add(v)
+        self.emit("vstmia %s, {{d%d-d%d}}" % (self.SLOTS[s], 2 * lo, 2 * lo + 3))
+        self.spills += 2
+        self.pairs += 1
+        return True
+
+    def new_slot_pair(self, i):
+        for v in list(self.slot):
+            if self.next_use(v, i) is None:
+                del self.slot[v]
+        used = set(self.slot.values())
+        for s in range(len(self.SLOTS) - 1):
+            if s not in used and s + 1 not in used:
+                self.max_slots = max(self.max_slots, s + 2)
+                return s
+        return None
+
+    def reload_pair(self, v, i, avoid):
+        """Reload v and the value in the adjacent slot with one `vldmia`
+        if that value is needed within pair_window operations and two
+        consecutive registers are free."""
+        s = self.slot[v]
+        for s2 in (s - 1, s + 1):
+            w = [x for x, t in self.slot.items() if t == s2]
+            if not w or s2 < 0:
+                continue
+            w = w[0]
+            lo = min(s, s2)
+            if w in self.reg or w in self.remat or lo >= len(self.SLOTS):
+                continue
+            n = self.next_use(w, i)
+            mate = self.partner_on and self.prog.partner.get(w) == v
+            if n is None or (n > i + self.pair_window and not mate):
+                continue
+            for t in range(self.NQ - 1):
+                if (t not in self.owner and t + 1 not in self.owner
+                        and t not in avoid and t + 1 not in avoid):
+                    self.emit("vldmia %s, {{d%d-d%d}}" % (self.SLOTS[lo], 2 * t, 2 * t + 3))
+                    vals = (v, w) if s < s2 else (w, v)
+                    for j in range(2):
+                        self.reg[vals[j]], self.owner[t + j] = t + j, vals[j]
+                    self.reloads += 2
+                    self.pairs += 1
+                    return self.reg[v]
+        return None
+
+    def clean(self, v, i):
+        return v in self.consts or v in self.slot or self.can_remat(v, i)
+
+    def last_use(self, v):
+        u = self.nu.get(v)
+        return u[-1] if u else None
+
+    def can_remat(self, v, i):
+        """v = a op b with a and b both still live at v's next use: it can be
+        recomputed there (one instruction) instead of stored and reloaded."""
+        if not self.remat_on or v not in self.defn:
+            return False
+        n = self.next_use(v, i)
+        if n is None:
+            return False
+        for a in self.defn[v][1]:
+            lu = self.last_use(a)
+            if lu is None or lu < n or (a not in self.reg and a not in self.consts and a not in self.slot and a not in self.remat):
+                return False
+            if REMAT == 1 and a not in self.reg and a not in self.consts:
+                return False  # would cost a reload or a recursive recompute
+        return True
+
     def evict(self, r, i):
         """Free q r, spilling its value if it is live, not a constant and
-        not in a slot already."""
+        not in a slot already (or recomputable from live operands)."""
         v = self.owner.pop(r)
         del self.reg[v]
         if self.next_use(v, i) is not None and v not in self.consts and v not in self.slot:
+            if self.can_remat(v, i):
+                self.remat[v] = True
+                return
             s = self.new_slot(i)
             self.slot[v] = s
+            self.stored.add(v)
             self.emit_slot("vst1.64", r, s)
             self.spills += 1
 
@@ -302,8 +474,14 @@ class Alloc:
         name = self.consts[v]
         if name.startswith("m"):
             self.emit("vmov.i8 q%d, #0x%s" % (r, name[1:]))
+        elif self.postinc:
+            # the unrolled encryption's main path: its tables are laid
+            # out in load order, so every load is one post-incrementing
+            # `vld1` (see routine_enc_fs)
+            self.emit("vld1.8 {{d%d-d%d}}, [lr :128]!" % (2 * r, 2 * r + 1))
+            self.seq.append(name)
         else:
-            off = CONST_OFF[name]
+            off = self.const_off[name]
             if off == 0:
                 self.emit("vld1.8 {{d%d-d%d}}, [lr :128]" % (2 * r, 2 * r + 1))
             else:
@@ -313,6 +491,21 @@ class Alloc:
     def ensure(self, v, i, avoid=()):
         if v in self.reg:
             return self.reg[v]
+        if v in self.remat:
+            k, srcs = self.defn[v]
+            rs = list(avoid)
+            for a in srcs:
+                rs.append(self.ensure(a, i, avoid=tuple(rs)))
+            r = self.free_reg(i, tuple(rs))
+            self.emit("%s q%d, q%d, q%d" % (k, r, rs[-2], rs[-1]))
+            self.remats += 1
+            del self.remat[v]
+            self.reg[v], self.owner[r] = r, v
+            return r
+        if v in self.slot and self.pair_window is not None:
+            r = self.reload_pair(v, i, avoid)
+            if r is not None:
+                return r
         r = self.free_reg(i, avoid)
         if v in self.consts:
             self.load_const(v, r)
@@ -331,6 +524,9 @@ class Alloc:
         for v in list(self.slot):
             if self.next_use(v, i) is None:
                 del self.slot[v]
+        for v in list(self.remat):
+            if self.next_use(v, i) is None:
+                del self.remat[v]
 
     def run(self):
         self.nu = self.uses()
@@ -365,7 +561,7 @@ class Alloc:
                 r = self.free_reg(i, avoid=tuple(rs))
             else:
                 self.release_dead(i + 1)
-                r = self.free_reg(i, avoid=tuple(x for x in rs if x in self.owner))
+                r = self.pick_dst(d, i, tuple(x for x in rs if x in self.owner))
             a = rs[0]
             if k in ("veor", "vand"):
                 self.emit("%s q%d, q%d, q%d" % (k, r, a, rs[1]))
@@ -386,6 +582,8 @@ class Alloc:
             else:
                 raise ValueError(k)
             self.reg[d], self.owner[r] = r, d
+            if k in ("veor", "vand"):
+                self.defn[d] = (k, s)
             self.release_dead(i + 1)
         # bring outputs to q0..q7
         n = len(self.prog.ops)
@@ -418,15 +616,20 @@ class Alloc:
 
 # Per routine: its ShiftRows permutation at offset 0, TRANSPOSE at 16.
 CONST_OFF = {"SR": 0, "ISR": 0, "TRANSPOSE": 16,
-             "P1_1": 32, "P1_2": 48, "P1_3": 64, "P2_1": 80, "P2_3": 96, "FIX2": 112,
+             "P1_1": 32, "P1_2": 48, "P1_3": 64, "P2_1": 80, "P2_3": 96, "FIX2T": 112,
              "TRANSPOSE_R": 128}
 FS_TABLE = (perm_rows(1) + TRANSPOSE + skew_rows(1, 1) + skew_rows(1, 2) + skew_rows(1, 3)
-            + skew_rows(2, 1) + skew_rows(2, 3) + perm_rows(2))
+            + skew_rows(2, 1) + skew_rows(2, 3) + [perm_rows(2)[t] for t in TRANSPOSE])
+# Unrolled encryption: the tails (last round + store) address their one
+# table at offset 0 of their own area; the main path reads a sequence.
+FS_TAIL_OFF = {"FIX2T": 0, "TRANSPOSE": 0}
 # CTR: counter blocks are built with their 32-bit words byte-reversed
 # (`vrev32.8`, so `vadd.i32` increments the big-endian counter); reading
 # byte TRANSPOSE[i] ^ 3 undoes that inside the transposition's `vtbl`.
 TRANSPOSE_R = [t ^ 3 for t in TRANSPOSE]
 CTR_TABLE = FS_TABLE + TRANSPOSE_R
+TABLES = {n: CTR_TABLE[o:o + 16] for n, o in CONST_OFF.items()
+          if n not in ("SR", "ISR")}
 
 def schedule(p, outs, rng=None):
     """Greedy list scheduling that keeps few values live: among the ready
@@ -484,19 +687,20 @@ SEARCH = int(os.environ.get("BSAES_SEARCH", "300"))  # randomised schedules trie
 
 CACHE = {}
 
-def segment(build, in_regs=None, place=True, key=None):
+def segment(build, in_regs=None, place=True, key=None, **kw):
     """Allocate one segment; among SEARCH randomised greedy schedules
     (fixed seed, so the output is reproducible) keep the shortest code.
     Segments with the same `key` (and inputs) are searched once."""
-    ck = None if key is None else (key, tuple(in_regs) if in_regs else None, place)
+    ck = None if key is None else (key, tuple(in_regs) if in_regs else None, place,
+                                   repr(sorted(kw.items())))
     if ck in CACHE:
         return CACHE[ck]
-    r = segment_search(build, in_regs, place)
+    r = segment_search(build, in_regs, place, kw)
     if ck is not None:
         CACHE[ck] = r
     return r
 
-def segment_search(build, in_regs, place):
+def segment_search(build, in_regs, place, kw={}):
     import random
     best = None
     for trial in range(SEARCH + 1):
@@ -504,11 +708,18 @@ def segment_search(build, in_regs, place):
         ins = [p.new("in") for _ in range(8)]
         outs = build(p, ins)
         schedule(p, outs, random.Random(trial) if trial else None)
-        a = Alloc(p, ins, outs, in_regs, place)
-        lines = a.run()
-        cost = len(lines)
-        if best is None or cost < best[0]:
-            best = (cost, lines, a)
+        for pairing, passes in PAIRINGS:
+            a = Alloc(p, ins, outs, in_regs, place, pairing=pairing, **kw)
+            lines = a.run()
+            for _ in range(passes):
+                a = Alloc(p, ins, outs, in_regs, place, hint=a.stored, pairing=pairing, **kw)
+                lines = a.run()
+                cost = len(lines)
+                if best is None or cost < best[0]:
+                    best = (cost, lines, a)
+            cost = len(lines)
+            if best is None or cost < best[0]:
+                best = (cost, lines, a)
         if not any(k in ("vand",) for k, _, _, _ in p.ops):
             break  # linear segments: no search needed
     return best[1], best[2]
@@ -541,9 +752,9 @@ def to_planes(p, q, table="TRANSPOSE"):
     q = bit_transpose(p, q)
     return ark(p, q)
 
-def from_planes(p, q):
+def from_planes(p, q, table="TRANSPOSE"):
     q = bit_transpose(p, q)
-    return permute(p, q, "TRANSPOSE")
+    return permute(p, q, table)
 
 FRAME = 16 * Alloc.NSLOTS  # spill slots; then saved sp and out pointer
 
@@ -552,7 +763,7 @@ def routine(name, first, middle, last, table):
     out = []
     def seg(build, label):
         lines, a = segment(build)
-        stats.append((label, len(lines), a.spills, a.reloads, a.max_slots))
+        stats.append((label, len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
         out.extend(lines)
     consts = ".L%s_consts" % name
     out += ["    .p2align 4",
@@ -609,9 +820,10 @@ def enc_fs_round(j):
 def enc_fs_last(nr):
     def build(p, q):
         q = ark(p, sbox(p, q))
-        if nr % 4:
-            q = permute(p, q, "FIX2")
-        return from_planes(p, q)
+        # the byte permutations commute with the bit transposition: the
+        # fixslicing fix-up (ShiftRows^2 after 10 or 14 rounds) rides in
+        # the transposition's `vtbl`
+        return from_planes(p, q, "FIX2T" if nr % 4 else "TRANSPOSE")
     return build
 
 FRAME_CTR = FRAME + 64  # + old sp, out, in, keys, rounds, blocks; counter at +32
@@ -624,10 +836,6 @@ def routine_enc_fs(name, ctr=False):
     stats = []
     out = []
     consts = ".L%s_consts" % name
-    table = CTR_TABLE if ctr else FS_TABLE
-    out += ["    .p2align 4", consts + ":"]
-    for i in range(0, len(table), 16):
-        out.append("    .byte " + ", ".join(str(x) for x in table[i:i + 16]))
     if ctr:
         F = FRAME_CTR - 64
         out += [name + ":",
@@ -649,10 +857,10 @@ def routine_enc_fs(name, ctr=False):
                 "    vld1.8 {{d0-d1}}, [r6]",
                 "    vrev32.8 q0, q0",
                 "    add r6, r4, #%d" % (F + 32),
-                "    vst1.64 {{d0-d1}}, [r6 :128]",
-                "    adr lr, " + consts]
+                "    vst1.64 {{d0-d1}}, [r6 :128]"]
         out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
         out += ["5:",
+                "    adr lr, " + consts,
                 # 8 counter blocks (words byte-reversed) in q0-q7, the next
                 # one back to the frame; q8 = (0, 0, 0, -1) as 32-bit lanes
                 "    add r0, r4, #%d" % (F + 32),
@@ -682,24 +890,32 @@ def routine_enc_fs(name, ctr=False):
         first = to_planes
     # The CTR transposition differs from the plain one only in its table
     # (same length of code), so both get the same schedule and registers.
-    lines, a = segment(first, None, False, key="load+ARK0" + ("ctr" if ctr else ""))
-    stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.max_slots))
+    lines, a = segment(first, None, False, key="load+ARK0" + ("ctr" if ctr else ""),
+                       postinc=True)
+    stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
     out += lines
+    seq = list(a.seq)
     regs = a.out_regs
     exits = []
     for i in range(1, 14):
-        lines, a = segment(enc_fs_round(i % 4), regs, False, key="round %d" % (i % 4))
-        stats.append(("round %d" % i, len(lines), a.spills, a.reloads, a.max_slots))
+        lines, a = segment(enc_fs_round(i % 4), regs, False, key="round %d" % (i % 4),
+                           postinc=True)
+        stats.append(("round %d" % i, len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
         out += lines
+        seq += a.seq
         regs = a.out_regs
         if i in (9, 11):
             out += ["    cmp r3, #%d" % (i + 1), "    beq 3%df" % (i + 1)]
-            exits.append((i + 1, regs))
-    exits.append((14, regs))
+            exits.append((i + 1, regs, len(seq)))
+    exits.append((14, regs, len(seq)))
+    # the tails' tables follow the sequence; they address them relative
+    # to where lr stands at their exit
+    tail_tables = ["FIX2T", "TRANSPOSE"]
     tails = []
-    for nr, rg in sorted(exits, key=lambda e: -e[0]):
-        lines, a = segment(enc_fs_last(nr), rg, True, key="last %d" % nr)
-        stats.append(("last+store %d" % nr, len(lines), a.spills, a.reloads, a.max_slots))
+    for nr, rg, pos in sorted(exits, key=lambda e: -e[0]):
+        off = {n: 16 * (len(seq) + j - pos) for j, n in enumerate(tail_tables)}
+        lines, a = segment(enc_fs_last(nr), rg, True, key="last %d" % nr, const_off=off)
+        stats.append(("last+store %d" % nr, len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
         tails += ["3%d:" % nr] + lines + ["    b 4f"]
     out += tails[:-1]  # the last tail falls through to 4
     if ctr:
@@ -749,7 +965,10 @@ def routine_enc_fs(name, ctr=False):
             "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
             "    vpop {{d8-d15}}",
             "    pop {{r4-r11, pc}}"]
-    return out, stats
+    table = []
+    for n in seq + tail_tables:
+        table.append("    .byte " + ", ".join(str(x) for x in TABLES[n]))
+    return ["    .p2align 4", consts + ":"] + table + out, stats
 
 def main():
     enc, es = routine_enc_fs("aes_ct_bsaes_enc8_armv7")
@@ -757,7 +976,8 @@ def main():
     assert [x[1:] for x in cs] == [x[1:] for x in es], "CTR kernel differs from enc8"
     dec, ds = routine("aes_ct_bsaes_dec8_armv7", to_planes, dec_round, dec_last, ISR)
     def plan(stats):
-        return "\n".join("//!   %-10s %4d instructions, %3d spills, %3d reloads, %2d slots" % s for s in stats)
+        return "\n".join("//!   %-10s %4d instructions, %3d spills, %3d reloads, %2d pairs, %2d slots" % s
+                         for s in stats)
     asm = ['    ".text",', '    ".syntax unified",', '    ".arch armv7-a",', '    ".fpu neon",', '    ".arm",']
     for nm, body in [("aes_ct_bsaes_enc8_armv7", enc), ("aes_ct_bsaes_ctr32_armv7", ctr),
                      ("aes_ct_bsaes_dec8_armv7", dec)]:
@@ -791,9 +1011,15 @@ TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes ke
 //!   r4  16-byte aligned frame: 24 spill slots of 16 bytes, then the old
 //!       sp and the output pointer
 //!   r5-r11, r1, r2, ip  pointers to spill slots 1-10 (one-instruction
-//!       spills; slots 11-23 take two `vstr`/`vldr`)
-//!   lr  address of this routine's constants (ShiftRows or InvShiftRows
-//!       permutation, then the byte transposition), just before it
+//!       spills; slots 11-23 take two `vstr`/`vldr`; `vstmia`/`vldmia`
+//!       through slot s's pointer moves two registers to/from slots s
+//!       and s + 1)
+//!   lr  this routine's byte-permutation tables, just before it:
+//!       decryption: InvShiftRows, then the transposition, at offsets;
+//!       encryption: the tables of its unrolled main path in the order
+//!       they are loaded (each `vld1 [lr :128]!`, so lr walks along; CTR
+//!       rewinds it per batch), then the two tables of the last-round
+//!       tails (addressed relative to where lr stands at their exit)
 //!   q0-q7   the 8 bit planes after loading and before storing (plane k
 //!           in qk), and at every round boundary of the decryption loop
 //!   q0-q15  otherwise assigned by the generator's linear scan (the
@@ -822,7 +1048,8 @@ TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes ke
 //!           q0-q7 keystream XOR input, stored; the frame (spills and
 //!           counter) zeroed after the last batch
 //!
-//! Per segment (instructions, spills, reloads, spill slots used):
+//! Per segment (instructions; values spilled and reloaded; how many of
+//! those moves went two at a time by `vstmia`/`vldmia`; spill slots used):
 //! encryption (and CTR, same kernel):
 {enc_plan}
 //! decryption:
