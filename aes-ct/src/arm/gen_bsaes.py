@@ -224,7 +224,7 @@ class Alloc:
     NSLOTS = 24  # slots 11.. are addressed as r4 + 16 * slot (two vstr/vldr)
 
     def __init__(self, prog, inputs, outputs, in_regs=None, place=True, hint=(),
-                 postinc=False, const_off=None, pairing=(None, None, False)):
+                 postinc=False, const_off=None, pairing=(None, None, False), mates=None):
         self.postinc, self.seq = postinc, []
         self.const_off = CONST_OFF if const_off is None else const_off
         self.hint = set(hint)  # values spilled by a first pass
@@ -243,7 +243,11 @@ class Alloc:
         self.remat_on = REMAT
         self.clean_bonus = CLEAN_BONUS
         self.pairs = 0
-        self.pair_min, self.pair_window, self.partner_on = pairing
+        self.pair_min, self.pair_window, partner = pairing
+        # mates: values to spill and reload together (the circuit's GF(16)
+        # operand pairs, or pairs learned from a first pass)
+        self.mates = mates if mates is not None else (prog.partner if partner else {})
+        self.spill_t, self.reload_t = {}, {}
         self.max_slots = 0
 
     def uses(self):
@@ -287,7 +291,7 @@ class Alloc:
         """Register for a new value: a value the first pass spilled goes
         next to another such value still waiting in a register, so that
         both leave with one `vstmia`."""
-        w = self.prog.partner.get(d) if self.partner_on else None
+        w = self.mates.get(d)
         if w is not None and w in self.reg:
             for r in (self.reg[w] - 1, self.reg[w] + 1):
                 if 0 <= r < self.NQ and r not in self.owner and r not in avoid:
@@ -319,7 +323,7 @@ class Alloc:
             if not self.dirty(w, i):
                 continue
             n = self.next_use(w, i)
-            mate = self.partner_on and self.prog.partner.get(w) == self.owner[r]
+            mate = self.mates.get(w) == self.owner[r]
             if n < i + self.pair_min and w not in self.hint and not mate:
                 continue
             if mate:
@@ -337,6 +341,7 @@ class Alloc:
             del self.reg[v]
             self.slot[v] = s + j
             self.stored.add(v)
+            self.spill_t.setdefault(v, i)
         self.emit("vstmia %s, {{d%d-d%d}}" % (self.SLOTS[s], 2 * lo, 2 * lo + 3))
         self.spills += 2
         self.pairs += 1
@@ -367,7 +372,7 @@ class Alloc:
             if w in self.reg or w in self.remat or lo >= len(self.SLOTS):
                 continue
             n = self.next_use(w, i)
-            mate = self.partner_on and self.prog.partner.get(w) == v
+            mate = self.mates.get(w) == v
             if n is None or (n > i + self.pair_window and not mate):
                 continue
             for t in range(self.NQ - 1):
@@ -378,6 +383,8 @@ class Alloc:
                     for j in range(2):
                         self.reg[vals[j]], self.owner[t + j] = t + j, vals[j]
                     self.reloads += 2
+                    for x in vals:
+                        self.reload_t.setdefault(x, i)
                     self.pairs += 1
                     return self.reg[v]
         return None
@@ -417,6 +424,7 @@ class Alloc:
             s = self.new_slot(i)
             self.slot[v] = s
             self.stored.add(v)
+            self.spill_t.setdefault(v, i)
             self.emit_slot("vst1.64", r, s)
             self.spills += 1
 
@@ -513,6 +521,7 @@ class Alloc:
             s = self.slot[v]
             self.emit_slot("vld1.64", r, s)
             self.reloads += 1
+            self.reload_t.setdefault(v, i)
         self.reg[v], self.owner[r] = r, v
         return r
 
@@ -630,6 +639,10 @@ TRANSPOSE_R = [t ^ 3 for t in TRANSPOSE]
 CTR_TABLE = FS_TABLE + TRANSPOSE_R
 TABLES = {n: CTR_TABLE[o:o + 16] for n, o in CONST_OFF.items()
           if n not in ("SR", "ISR")}
+TABLES["PACK"] = [4 * (i % 4) + 3 - i // 4 for i in range(16)]  # see ctr_batch_head
+TABLES["CTR0123"] = [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]
+TABLES["CTR_M2A"] = [0xcc, 0xcc, 0, 0] * 4
+TABLES["CTR_M2B"] = [0, 0, 0x33, 0x33] * 4
 
 def schedule(p, outs, rng=None):
     """Greedy list scheduling that keeps few values live: among the ready
@@ -668,6 +681,9 @@ def schedule(p, outs, rng=None):
                 cons = [u for v in mine for u in users.get(v, ()) if u < len(ops)]
                 ok = any(all(w in done_vals or w in mine for w in ops[u][2]) for u in cons)
                 pr = (0 if ok else 2, rng.random() if rng else 0, i)
+            elif k in TIED and pending_uses[s[0]] != {i}:
+                # overwriting an input that is still needed costs a copy
+                pr = (3, rng.random() if rng else 0, i)
             else:
                 deaths = sum(1 for v in set(s) if pending_uses[v] == {i})
                 pr = (1 - deaths, rng.random() if rng else 0, i)
@@ -700,6 +716,18 @@ def segment(build, in_regs=None, place=True, key=None, **kw):
         CACHE[ck] = r
     return r
 
+def learn_mates(a, limit):
+    """Pair the values a first allocation spilled whose stores and first
+    reloads were close (sum of distances <= limit), closest first."""
+    vs = [v for v in a.spill_t if v in a.reload_t]
+    cand = sorted((abs(a.spill_t[v] - a.spill_t[w]) + abs(a.reload_t[v] - a.reload_t[w]), v, w)
+                  for j, v in enumerate(vs) for w in vs[j + 1:])
+    mates = {}
+    for d, v, w in cand:
+        if d <= limit and v not in mates and w not in mates:
+            mates[v], mates[w] = w, v
+    return mates
+
 def segment_search(build, in_regs, place, kw={}):
     import random
     best = None
@@ -709,8 +737,19 @@ def segment_search(build, in_regs, place, kw={}):
         outs = build(p, ins)
         schedule(p, outs, random.Random(trial) if trial else None)
         for pairing, passes in PAIRINGS:
+            learn = pairing[2] == "learn"
+            if learn:
+                pairing = (pairing[0], pairing[1], False)
             a = Alloc(p, ins, outs, in_regs, place, pairing=pairing, **kw)
             lines = a.run()
+            if learn:
+                a = Alloc(p, ins, outs, in_regs, place, pairing=pairing,
+                          mates=learn_mates(a, passes), **kw)
+                lines = a.run()
+                cost = len(lines)
+                if best is None or cost < best[0]:
+                    best = (cost, lines, a)
+                continue
             for _ in range(passes):
                 a = Alloc(p, ins, outs, in_regs, place, hint=a.stored, pairing=pairing, **kw)
                 lines = a.run()
@@ -720,8 +759,8 @@ def segment_search(build, in_regs, place, kw={}):
             cost = len(lines)
             if best is None or cost < best[0]:
                 best = (cost, lines, a)
-        if not any(k in ("vand",) for k, _, _, _ in p.ops):
-            break  # linear segments: no search needed
+        if not any(k == "vand" or k in TIED for k, _, _, _ in p.ops):
+            break  # XOR-only segments: no search needed
     return best[1], best[2]
 
 def enc_round(p, q):
@@ -826,7 +865,61 @@ def enc_fs_last(nr):
         return from_planes(p, q, "FIX2T" if nr % 4 else "TRANSPOSE")
     return build
 
-FRAME_CTR = FRAME + 64  # + old sp, out, in, keys, rounds, blocks; counter at +32
+# + old sp, out, in, keys (from round key 1 on), rounds, end of input;
+# counters at +32; at +64 the 8 planes of the counter block with its
+# counter word zeroed, after ARK0 (in the load segment's output registers'
+# order)
+FRAME_CTR = FRAME + 64 + 128
+
+def ctr_batch_head(F, T):
+    """Per batch of the CTR loop: the 8 counter planes (after ARK0) in
+    q T[0..7]. The blocks differ only in their last word, so the planes
+    are the stored planes of the zero-counter block (frame + F + 64) XOR
+    the bit transposition of the 8 counter words at the byte positions of
+    column 3 (row-major bytes 4r + 3). That transposition runs on two
+    registers, 4 blocks each (block g or 4 + g in byte g of word r):
+    swapmoves between blocks g and g + 1 are 16-bit shifts and bit
+    inserts within a register, g and g + 2 32-bit ones, g and g + 4 the
+    usual byte `vsri`/`vsli` between the two registers. Tables read by
+    post-increment: PACK, then the two masks of the 32-bit stage."""
+    L = ["    add r0, r4, #%d" % (F + 32),
+         "    vld1.64 {{d16-d17}}, [r0 :128]",       # q8 = counters c .. c + 3
+         "    vmov.i32 q10, #4",
+         "    vadd.i32 q9, q8, q10",                  # c + 4 .. c + 7
+         "    vadd.i32 q10, q9, q10",                 # next batch
+         "    vst1.64 {{d20-d21}}, [r0 :128]",
+         "    vld1.8 {{d22-d23}}, [lr :128]!",        # PACK
+         "    vtbl.8 d24, {{d16-d17}}, d22", "    vtbl.8 d25, {{d16-d17}}, d23",
+         "    vtbl.8 d26, {{d18-d19}}, d22", "    vtbl.8 d27, {{d18-d19}}, d23",
+         # blocks g, g + 1 (g even): bytes of one halfword, 7 bits apart
+         "    vmov.i16 q8, #0xaa", "    vmov.i16 q9, #0x5500"]
+    for r in (12, 13):
+        L += ["    vshr.u16 q14, q%d, #7" % r, "    vshl.i16 q15, q%d, #7" % r,
+              "    vbit q%d, q14, q8" % r, "    vbit q%d, q15, q9" % r]
+    # blocks g, g + 2 (g < 2): bytes 16 bits apart, 14 bits between the
+    # exchanged bits
+    L += ["    vld1.8 {{d16-d17}}, [lr :128]!", "    vld1.8 {{d18-d19}}, [lr :128]!"]
+    for r in (12, 13):
+        L += ["    vshr.u32 q14, q%d, #14" % r, "    vshl.i32 q15, q%d, #14" % r,
+              "    vbit q%d, q14, q8" % r, "    vbit q%d, q15, q9" % r]
+    # blocks g, g + 4
+    L += ["    vmov q14, q13", "    vsri.8 q13, q12, #4", "    vsli.8 q12, q14, #4",
+          "    add r0, r4, #%d" % (F + 64),
+          "    vldmia r0, {{d0-d15}}",
+          "    vmov.i32 q14, #0xff000000"]
+    # plane k = 4h + g sits in byte g of each word of q(12 + h): to byte 3
+    for k in range(8):
+        h, g = divmod(k, 4)
+        src = 12 + h
+        if g == 0:
+            L.append("    vshl.i32 q15, q%d, #24" % src)
+        elif g == 3:
+            L.append("    vand q15, q%d, q14" % src)
+        else:
+            L += ["    vshr.u32 q15, q%d, #%d" % (src, 8 * g), "    vshl.i32 q15, q15, #24"]
+        L.append("    veor q%d, q%d, q15" % (T[k], T[k]))
+    return L
+
 
 def routine_enc_fs(name, ctr=False):
     """Encryption, fixsliced and unrolled: no ShiftRows, no register moves
@@ -837,7 +930,7 @@ def routine_enc_fs(name, ctr=False):
     out = []
     consts = ".L%s_consts" % name
     if ctr:
-        F = FRAME_CTR - 64
+        F = FRAME
         out += [name + ":",
                 "    push {{r4-r11, lr}}",
                 "    vpush {{d8-d15}}",
@@ -854,25 +947,41 @@ def routine_enc_fs(name, ctr=False):
                 "    str r3, [r4, #%d]" % (F + 16),
                 "    add r5, r1, r5, lsl #4",    # end of the input
                 "    str r5, [r4, #%d]" % (F + 20),
+                "    adr lr, " + consts,
+                # counter block with its words byte-reversed (`vrev32.8`):
+                # word 3 is the counter as a number
                 "    vld1.8 {{d0-d1}}, [r6]",
                 "    vrev32.8 q0, q0",
+                "    vdup.32 q8, d1[1]",
+                "    vld1.8 {{d18-d19}}, [lr :128]!",   # CTR0123
+                "    vadd.i32 q8, q8, q9",
                 "    add r6, r4, #%d" % (F + 32),
-                "    vst1.64 {{d0-d1}}, [r6 :128]"]
+                "    vst1.64 {{d16-d17}}, [r6 :128]",   # c, c + 1, c + 2, c + 3
+                # the planes of 8 copies of the block with counter 0, after
+                # ARK0, to the frame (see ctr_batch_head)
+                "    mov r5, #0",
+                "    vmov.32 d1[1], r5"]
+        out += ["    vmov q%d, q0" % i for i in range(1, 8)]
+        out += ["    mov r0, r2"]
+        lines, a = segment(lambda p, q: to_planes(p, q, "TRANSPOSE_R"), None, False,
+                           key="load+ARK0ctr", postinc=True)
+        stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
+        out += lines
+        regs = a.out_regs
+        seq = ["CTR0123"] + a.seq
+        out += ["    str r0, [r4, #%d]" % (F + 12),   # round key 1 on
+                "    add r6, r4, #%d" % (F + 64),
+                "    vstmia r6, {{d0-d15}}"]
         out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
         out += ["5:",
-                "    adr lr, " + consts,
-                # 8 counter blocks (words byte-reversed) in q0-q7, the next
-                # one back to the frame; q8 = (0, 0, 0, -1) as 32-bit lanes
-                "    add r0, r4, #%d" % (F + 32),
-                "    vld1.64 {{d0-d1}}, [r0 :128]",
-                "    vmov.i32 d16, #0",
-                "    vmov.i64 d17, #0xffffffff00000000"]
-        out += ["    vsub.i32 q%d, q%d, q8" % (i + 1, i) for i in range(7)]
-        out += ["    vsub.i32 q9, q7, q8",
-                "    vst1.64 {{d18-d19}}, [r0 :128]",
-                "    ldr r0, [r4, #%d]" % (F + 12),
+                "    adr lr, .L%s_batch" % name]
+        batch_at = len(seq)
+        head = ctr_batch_head(F, regs)
+        stats.append(("ctr batch head", len(head) + 4, 0, 0, 0, 0))
+        out += head
+        seq += ["PACK", "CTR_M2A", "CTR_M2B"]
+        out += ["    ldr r0, [r4, #%d]" % (F + 12),
                 "    ldr r3, [r4, #%d]" % (F + 16)]
-        first = lambda p, q: to_planes(p, q, "TRANSPOSE_R")
     else:
         out += [name + ":",
                 "    push {{r4-r11, lr}}",
@@ -887,15 +996,15 @@ def routine_enc_fs(name, ctr=False):
                 "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
                 "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
         out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
-        first = to_planes
-    # The CTR transposition differs from the plain one only in its table
-    # (same length of code), so both get the same schedule and registers.
-    lines, a = segment(first, None, False, key="load+ARK0" + ("ctr" if ctr else ""),
-                       postinc=True)
-    stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
-    out += lines
-    seq = list(a.seq)
-    regs = a.out_regs
+        # The CTR prologue's transposition differs from this one only in
+        # its table (same length of code), so both get the same schedule
+        # and registers, and the rounds the same input registers.
+        lines, a = segment(to_planes, None, False, key="load+ARK0", postinc=True)
+        stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
+        out += lines
+        seq = list(a.seq)
+        regs = a.out_regs
+        batch_at = None
     exits = []
     for i in range(1, 14):
         lines, a = segment(enc_fs_round(i % 4), regs, False, key="round %d" % (i % 4),
@@ -919,7 +1028,7 @@ def routine_enc_fs(name, ctr=False):
         tails += ["3%d:" % nr] + lines + ["    b 4f"]
     out += tails[:-1]  # the last tail falls through to 4
     if ctr:
-        F = FRAME_CTR - 64
+        F = FRAME
         out += ["4:",
                 # keystream (q0-q7) XOR input, stored; next batch
                 "    ldr r0, [r4, #%d]" % (F + 8),
@@ -966,13 +1075,17 @@ def routine_enc_fs(name, ctr=False):
             "    vpop {{d8-d15}}",
             "    pop {{r4-r11, pc}}"]
     table = []
-    for n in seq + tail_tables:
+    for j, n in enumerate(seq + tail_tables):
+        if j == batch_at:
+            table.append(".L%s_batch:" % name)
         table.append("    .byte " + ", ".join(str(x) for x in TABLES[n]))
     return ["    .p2align 4", consts + ":"] + table + out, stats
 
 def main():
     enc, es = routine_enc_fs("aes_ct_bsaes_enc8_armv7")
     ctr, cs = routine_enc_fs("aes_ct_bsaes_ctr32_armv7", ctr=True)
+    head = [x for x in cs if x[0] == "ctr batch head"]
+    cs = [x for x in cs if x[0] != "ctr batch head"]
     assert [x[1:] for x in cs] == [x[1:] for x in es], "CTR kernel differs from enc8"
     dec, ds = routine("aes_ct_bsaes_dec8_armv7", to_planes, dec_round, dec_last, ISR)
     def plan(stats):
@@ -984,7 +1097,7 @@ def main():
         asm += ['    ".globl %s",' % nm, '    ".hidden %s",' % nm, '    ".type %s, %%function",' % nm]
         asm += ['    "%s",' % l.replace("    ", "", 1) if not l.startswith("    ") else '    "%s",' % l for l in body]
         asm += ['    ".size %s, .-%s",' % (nm, nm)]
-    text = TEMPLATE.replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
+    text = TEMPLATE.replace("{ctr_head}", str(head[0][1])).replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
     open(os.environ.get("BSAES_OUT", os.path.join(ROOT, "bsaes_asm.rs")), "w").write(text)
     for st in es + ds:
         print(st, file=sys.stderr)
@@ -1036,17 +1149,23 @@ TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes ke
 //! (technique of BoringSSL's `bsaes_ctr32_encrypt_blocks`, written anew).
 //! Register plan beyond the kernel's:
 //!   entry   r0 out, r1 in, r2 keys, r3 rounds, [sp] blocks, [sp, 4] ctr
-//!   frame   r4 + 384: old sp, out, in (both advanced per batch), keys,
-//!           rounds, end of input; r4 + 416: the next counter block with
-//!           its words byte-reversed (`vrev32.8`), so `vsub.i32` of
-//!           q8 = (0, 0, 0, -1) steps the big-endian counter word mod 2^32
-//!           and leaves the nonce alone
-//!   head    q0 = counter, q1-q7 = q0 + 1..7 (the transposition reads
-//!           byte `TRANSPOSE[i] ^ 3` to undo the reversal), q9 = q7 + 1
-//!           stored back; r0 keys, r3 rounds reloaded
+//!   frame   r4 + 384: old sp, out, in (both advanced per batch), round
+//!           key 1's address, rounds, end of input; r4 + 416: the next
+//!           batch's 4 counters c, c + 1, c + 2, c + 3 as 32-bit numbers
+//!           (`vadd.i32` wraps mod 2^32 and never touches the nonce);
+//!           r4 + 448: the 8 planes, after ARK0, of the counter block
+//!           with its counter word set to 0 (computed once, by the load
+//!           segment on 8 copies; its words byte-reversed by `vrev32.8`,
+//!           which the transposition's table `TRANSPOSE[i] ^ 3` undoes)
+//!   head    per batch ({ctr_head} instructions, `ctr_batch_head` in the
+//!           generator): the blocks differ only in the counter word, so
+//!           the planes are the stored ones XOR the bit transposition of
+//!           the 8 counter words alone, done on two registers (4 blocks
+//!           each) and moved to the bytes of column 3; r0 round key 1,
+//!           r3 rounds reloaded
 //!   tail    r0 in, r3 out (post-incremented by 128); q8-q15 input,
-//!           q0-q7 keystream XOR input, stored; the frame (spills and
-//!           counter) zeroed after the last batch
+//!           q0-q7 keystream XOR input, stored; the frame (spills,
+//!           counters, planes) zeroed after the last batch
 //!
 //! Per segment (instructions; values spilled and reloaded; how many of
 //! those moves went two at a time by `vstmia`/`vldmia`; spill slots used):
