@@ -199,24 +199,46 @@ fn adiantum_subkeys_wiped_on_drop() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn hybrid_converted_key_not_left_on_stack() {
-    use aes_ct::{
-        Aes128, Backend,
-        cipher::{Array, BlockCipherEncrypt},
-    };
+    use aes_ct::{Aes128, Aes256, Backend};
     if !Backend::Hybrid.is_available() || !Backend::Bsaes.is_available() {
         eprintln!("skipped: hybrid/bsaes not available");
         return;
     }
-    let k = key(16, 11);
-    let k: &aes_ct::cipher::Key<Aes128> = k.as_slice().try_into().unwrap();
+    // AES-256 has the largest key form (the deepest frames); decryption
+    // converts a key of its own.
+    for decrypt in [false, true] {
+        converted_key_not_left::<Aes128>(16, decrypt, |k, b| {
+            Aes128::new_with_backend(k.try_into().unwrap(), b).unwrap()
+        });
+        converted_key_not_left::<Aes256>(32, decrypt, |k, b| {
+            Aes256::new_with_backend(k.try_into().unwrap(), b).unwrap()
+        });
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn converted_key_not_left<C>(klen: usize, decrypt: bool, new: impl Fn(&[u8], aes_ct::Backend) -> C)
+where
+    C: aes_ct::cipher::BlockCipherEncrypt + aes_ct::cipher::BlockCipherDecrypt,
+{
+    use aes_ct::{
+        Backend,
+        cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt},
+    };
+    let what = format!(
+        "AES-{} {}",
+        klen * 8,
+        if decrypt { "decrypt" } else { "encrypt" }
+    );
+    let k = key(klen, 11);
 
     // Distinctive 32-byte runs of the bitsliced key form.
     clear_stack();
-    let mut slot = MaybeUninit::<Aes128>::zeroed();
-    slot.write(Aes128::new_with_backend(k, Backend::Bsaes).unwrap());
+    let mut slot = MaybeUninit::<C>::zeroed();
+    slot.write(new(&k, Backend::Bsaes));
     let p = slot.as_ptr() as *const u8;
     // SAFETY: byte reads within the slot (see `nonzero`).
-    let bytes: Vec<u8> = (0..size_of::<Aes128>())
+    let bytes: Vec<u8> = (0..size_of::<C>())
         .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
         .collect();
     // SAFETY: initialised, dropped once, not used afterwards.
@@ -224,19 +246,23 @@ fn hybrid_converted_key_not_left_on_stack() {
     let needles: Vec<&[u8]> = bytes
         .chunks_exact(32)
         // Bitsliced key planes hold 0x00/0xff bytes (a key bit broadcast
-        // over the blocks of a lane): take runs with many changes.
+        // over the blocks of a lane): take runs with many changes. Both
+        // directions' key forms are in the value; every run is taken.
         .filter(|c| c.windows(2).filter(|w| w[0] != w[1]).count() >= 8)
-        .take(16)
         .collect();
     assert!(
         needles.len() >= 4,
-        "the bsaes key form has too few distinctive runs"
+        "{what}: the bsaes key form has too few distinctive runs"
     );
 
     #[inline(never)]
-    fn hybrid_batch(c: &Aes128) {
+    fn hybrid_batch<C: BlockCipherEncrypt + BlockCipherDecrypt>(c: &C, decrypt: bool) {
         let mut blocks = vec![Array::<u8, _>::default(); 64];
-        c.encrypt_blocks(&mut blocks);
+        if decrypt {
+            c.decrypt_blocks(&mut blocks);
+        } else {
+            c.encrypt_blocks(&mut blocks);
+        }
         core::hint::black_box(&blocks);
     }
 
@@ -266,7 +292,7 @@ fn hybrid_converted_key_not_left_on_stack() {
     leave_copy(needles[0]);
     assert!(
         scan(&needles) >= 1,
-        "control: the scanner cannot see dead stack"
+        "{what}: control: the scanner cannot see dead stack"
     );
 
     // Negative control: after clearing, the dead stack holds none of it.
@@ -279,17 +305,17 @@ fn hybrid_converted_key_not_left_on_stack() {
     assert_eq!(
         scan(&needles),
         0,
-        "control: clearing the stack did not work"
+        "{what}: control: clearing the stack did not work"
     );
 
     // The hybrid key (vpaes form only) is made before the stack is cleared:
     // what the scan finds comes from the batch call, which converts.
-    let c = Aes128::new_with_backend(k, Backend::Hybrid).unwrap();
+    let c = new(&k, Backend::Hybrid);
     clear();
-    hybrid_batch(&c);
+    hybrid_batch(&c, decrypt);
     let found = scan(&needles);
     assert_eq!(
         found, 0,
-        "{found} runs of the converted bitsliced key left on the stack after a hybrid batch"
+        "{what}: {found} runs of the converted bitsliced key left on the stack after a hybrid batch"
     );
 }

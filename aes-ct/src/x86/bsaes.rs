@@ -528,6 +528,18 @@ fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool, lanes: u8) -> Key<N
     Key { rk, lanes }
 }
 
+#[target_feature(enable = "avx2")]
+fn scrub256(a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
+    // SAFETY: `__m256i` is 32 bytes of plain data, 32-byte aligned.
+    unsafe { crate::hybrid::scrub_with(a, _mm256_setzero_si256()) }
+}
+
+#[target_feature(enable = "avx512f")]
+fn scrub512(a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
+    // SAFETY: `__m512i` is 64 bytes of plain data, 64-byte aligned.
+    unsafe { crate::hybrid::scrub_with(a, _mm512_setzero_si512()) }
+}
+
 /// Proof that this CPU has SSSE3 (and how wide the batch code may go).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bsaes {
@@ -605,6 +617,21 @@ impl Bitsliced<Vpaes> for Bsaes {
     #[inline(always)]
     fn encrypt_short<const NR: usize>(k: &Key<NR>, b: InOutBuf<'_, '_, Block>) {
         k.short(b, false)
+    }
+
+    /// Whole-register stores at the batch width (the 16-byte default made
+    /// the scrub after a converting call cost more than the 256-byte GCM
+    /// seal's AES).
+    fn scrub(t: Bsaes, a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
+        // SAFETY: `lanes` 4 / 2 only after the AVX-512F / AVX2 checks
+        // (`token`); vector types are plain data of 32 / 64 bytes.
+        unsafe {
+            match t.lanes {
+                4 => scrub512(a),
+                2 => scrub256(a),
+                _ => crate::hybrid::scrub_with(a, _mm_setzero_si128()),
+            }
+        }
     }
 
     #[inline(always)]
