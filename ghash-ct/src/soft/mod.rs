@@ -115,9 +115,15 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
             // Full runs: a fixed length, so the block loops unroll.
             *acc = self.run::<GHASH, W>(&mut s, *acc, run);
         }
-        if !rest.is_empty() {
-            *acc = self.run::<GHASH, 0>(&mut s, *acc, rest);
-        }
+        // The rest: short lengths get code of their own (the block loops
+        // unroll; most messages end in, or are, a short run).
+        *acc = match rest.len() {
+            0 => *acc,
+            1 => self.run::<GHASH, 1>(&mut s, *acc, rest),
+            2 => self.run::<GHASH, 2>(&mut s, *acc, rest),
+            3 => self.run::<GHASH, 3>(&mut s, *acc, rest),
+            _ => self.run::<GHASH, 0>(&mut s, *acc, rest),
+        };
         s.0.zeroize();
         s.1.zeroize();
     }
