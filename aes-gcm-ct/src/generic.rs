@@ -99,8 +99,14 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         encrypt_run(backend, &mut first[..nf]);
         let mut mask = first[0];
 
+        // A short message with short AAD is hashed in ONE `update` call at
+        // the end (AAD, text, lengths: one reduction; a 16-byte seal with
+        // 13 bytes of AAD spent 10% of its time on the second call).
+        let fold_aad = short && aad.len() <= SHORT_BLOCKS * 16;
         let mut st = GHashState::new();
-        ghash.update_padded(&mut st, aad);
+        if !fold_aad {
+            ghash.update_padded(&mut st, aad);
+        }
 
         // Chunk size: a multiple of the batch size when a batch fits,
         // otherwise every chunk is a "tail" (fewer than a batch).
@@ -121,14 +127,21 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         // The lengths block, hashed with the text's last block (one
         // reduction for both).
         let lens = crate::lens_block(aad.len(), text_len);
+        let hash_last = |st: &mut GHashState, text: &[u8]| {
+            if fold_aad {
+                hash_short(ghash, st, aad, text, &lens);
+            } else {
+                hash_text(ghash, st, text, Some(&lens));
+            }
+        };
         if short && text_len > 0 {
             let mut chunk = buf.reborrow();
             if !encrypt {
-                hash_text(ghash, &mut st, chunk.get_in(), Some(&lens));
+                hash_last(&mut st, chunk.get_in());
             }
             xor_keystream(chunk.reborrow(), &first[1..nf]);
             if encrypt {
-                hash_text(ghash, &mut st, chunk.get_out(), Some(&lens));
+                hash_last(&mut st, chunk.get_out());
             }
         }
         for b in first[..nf].iter_mut() {
@@ -158,7 +171,11 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             buf = rest;
         }
         if text_len == 0 {
-            ghash.update(&mut st, core::slice::from_ref(&lens));
+            if fold_aad {
+                hash_short(ghash, &mut st, aad, &[], &lens);
+            } else {
+                ghash.update(&mut st, core::slice::from_ref(&lens));
+            }
         }
         // SAFETY: the first `used <= CHUNK_BLOCKS` blocks were written.
         for b in unsafe { core::slice::from_raw_parts_mut(ks_ptr, used) } {
@@ -203,6 +220,25 @@ pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens
     two[0][..text.len() - head].copy_from_slice(&text[head..]);
     ghash.update(st, &two);
     two[0].0.zeroize();
+}
+
+/// Hash a short message in one `update`: AAD and text (at most
+/// `SHORT_BLOCKS` blocks each), each zero-padded, then the lengths block.
+#[inline(always)]
+fn hash_short(ghash: &GHashKey, st: &mut GHashState, aad: &[u8], text: &[u8], lens: &Block) {
+    let mut blocks = [Block::default(); 2 * SHORT_BLOCKS + 1];
+    let (na, nt) = (aad.len().div_ceil(16), text.len().div_ceil(16));
+    for (b, c) in blocks.iter_mut().zip(aad.chunks(16)) {
+        b[..c.len()].copy_from_slice(c);
+    }
+    for (b, c) in blocks[na..].iter_mut().zip(text.chunks(16)) {
+        b[..c.len()].copy_from_slice(c);
+    }
+    blocks[na + nt] = *lens;
+    ghash.update(st, &blocks[..na + nt + 1]);
+    for b in blocks[na..na + nt].iter_mut() {
+        wipe_block(b);
+    }
 }
 
 /// The counter block `J0[..12] || BE32(c)`.
