@@ -81,6 +81,7 @@ class Prog:
     def xor(self, a, b): return self.op("veor", self.new(), [a, b])
     def and_(self, a, b): return self.op("vand", self.new(), [a, b])
     def ext(self, a, n): return self.op("vext", self.new(), [a], imm=n)
+    def rev(self, a): return self.op("vrev", self.new(), [a])
     def tbl(self, a, t): return self.op("vtbl", self.new(), [a, t])
     def const(self, name): return self.op("const", self.new("c"), [], name=name)
     def shr(self, a, n): return self.op("vshr", self.new(), [a], imm=n)
@@ -140,14 +141,28 @@ def skew_rows(rows, j):
     # (r, c) <- (r + rows, c + rows j): fixsliced MixColumns reads
     return [4 * ((i // 4 + rows) % 4) + ((i % 4) + rows * j) % 4 for i in range(16)]
 
+def rev_now():
+    return REV == 1 or (REV == 2 and TRIAL[0] % 2 == 0)
+
 def mix_columns_fs(p, q, j):
     """MixColumns on the held state after j (mod 4) skipped ShiftRows
     (fixslicing, see aarch64/bsaes.rs): rows below at (r+1, c+j) and
     (r+2, c+2j); `vext` when that is a whole-row rotation, else `vtbl`."""
-    c1 = None if j == 0 else p.const("P1_%d" % j)
-    c2 = None if j % 2 == 0 else p.const("P2_%d" % j)
-    rot1 = (lambda x: p.ext(x, 4)) if c1 is None else (lambda x: p.tbl(x, c1))
-    rot2 = (lambda x: p.ext(x, 8)) if c2 is None else (lambda x: p.tbl(x, c2))
+    # a column shift by 2 is `vrev32.16` (swap the halves of each row)
+    if j == 0:
+        rot1 = lambda x: p.ext(x, 4)
+    elif j == 2 and rev_now():
+        rot1 = lambda x: p.ext(p.rev(x), 4)
+    else:
+        c1 = p.const("P1_%d" % j)
+        rot1 = lambda x: p.tbl(x, c1)
+    if j % 2 == 0:
+        rot2 = lambda x: p.ext(x, 8)
+    elif rev_now():
+        rot2 = lambda x: p.ext(p.rev(x), 8)
+    else:
+        c2 = p.const("P2_%d" % j)
+        rot2 = lambda x: p.tbl(x, c2)
     out = [None] * 8
     a, t = [None] * 8, [None] * 8
     for i in [7, 0, 1, 2, 3, 4, 5, 6]:
@@ -214,7 +229,8 @@ CLEAN_BONUS = int(os.environ.get("BSAES_CLEAN", "0"))
 # each schedule is allocated with each of these settings ((pair_min,
 # pair_window, partner), hint passes), see Alloc.evict_pair/reload_pair.
 PAIRINGS = eval(os.environ.get("BSAES_PAIRINGS",
-    "[((None, None, False), 0), ((20, 30, False), 1), ((40, 5, False), 1), ((20, 30, True), 1)]"))
+    "[((None, None, False), 0), ((20, 30, False), 1), ((40, 5, False), 1), ((20, 30, True), 1),"
+    " ((20, 30, 'learn'), 40)]"))
 TIED = ("vbit", "vbif", "vsri", "vsli")
 
 class Alloc:
@@ -574,6 +590,8 @@ class Alloc:
             a = rs[0]
             if k in ("veor", "vand"):
                 self.emit("%s q%d, q%d, q%d" % (k, r, a, rs[1]))
+            elif k == "vrev":
+                self.emit("vrev32.16 q%d, q%d" % (r, a))
             elif k == "vext":
                 self.emit("vext.8 q%d, q%d, q%d, #%d" % (r, a, a, kw["imm"]))
             elif k == "vshr":
@@ -644,7 +662,7 @@ TABLES["CTR0123"] = [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]
 TABLES["CTR_M2A"] = [0xcc, 0xcc, 0, 0] * 4
 TABLES["CTR_M2B"] = [0, 0, 0x33, 0x33] * 4
 
-def schedule(p, outs, rng=None):
+def schedule(p, outs, rng=None, noise=0):
     """Greedy list scheduling that keeps few values live: among the ready
     operations prefer the one whose operands die there (pressure change
     1 - deaths), then the original order. Round-key loads keep their
@@ -686,7 +704,8 @@ def schedule(p, outs, rng=None):
                 pr = (3, rng.random() if rng else 0, i)
             else:
                 deaths = sum(1 for v in set(s) if pending_uses[v] == {i})
-                pr = (1 - deaths, rng.random() if rng else 0, i)
+                pr = (1 - deaths + (noise * rng.random() if rng else 0),
+                      rng.random() if rng else 0, i)
             if bkey is None or pr < bkey:
                 best, bkey = i, pr
         k, d, s, kw = ops[best]
@@ -699,7 +718,15 @@ def schedule(p, outs, rng=None):
             pending_uses[v].discard(best)
     p.ops = order
 
-SEARCH = int(os.environ.get("BSAES_SEARCH", "300"))  # randomised schedules tried per segment (deterministic seed)
+# 1: the rotations that shift columns by 2 use `vrev32.16` + `vext`
+# instead of a `vtbl` pair and its table; 0: tables; 2: alternate by
+# trial (the search keeps the better)
+REV = int(os.environ.get("BSAES_REV", "2"))
+TRIAL = [0]
+# noise on the scheduler's priority (in deaths), by trial: 0 keeps the
+# order by deaths and only breaks ties at random
+NOISE = eval(os.environ.get("BSAES_NOISE", "[0]"))
+SEARCH = int(os.environ.get("BSAES_SEARCH", "400"))  # randomised schedules tried per segment (deterministic seed)
 
 CACHE = {}
 
@@ -732,10 +759,12 @@ def segment_search(build, in_regs, place, kw={}):
     import random
     best = None
     for trial in range(SEARCH + 1):
+        TRIAL[0] = trial
         p = Prog()
         ins = [p.new("in") for _ in range(8)]
         outs = build(p, ins)
-        schedule(p, outs, random.Random(trial) if trial else None)
+        schedule(p, outs, random.Random(trial) if trial else None,
+                 NOISE[trial % len(NOISE)])
         for pairing, passes in PAIRINGS:
             learn = pairing[2] == "learn"
             if learn:
