@@ -175,19 +175,26 @@ pub(crate) struct FusedKey<const N: usize> {
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 impl<const N: usize> FusedKey<N> {
-    /// The round keys of `rk`, powers still zero, and H in POLYVAL form
-    /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free)
-    /// for the path to raise.
-    pub(crate) fn new(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> (Self, u128) {
+    /// The round keys of `rk`, and the powers filled in by `raise` (the
+    /// path's own multiply) from H in POLYVAL form
+    /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free),
+    /// which is wiped after.
+    pub(crate) fn new(
+        rk: &aes_ct::hazmat::RoundKeys,
+        h: &[u8; 16],
+        raise: impl FnOnce(u128, &mut [[u8; 16]; N]),
+    ) -> Self {
         let hr = u128::from_be_bytes(*h);
         let mask = 0u128.wrapping_sub(hr >> 127);
-        let h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
-        let key = Self {
+        let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
+        let mut key = Self {
             nr: rk.rounds(),
             rk: *rk.as_array(),
             h: [[0; 16]; N],
         };
-        (key, h1)
+        raise(h1, &mut key.h);
+        zeroize::Zeroize::zeroize(&mut h1);
+        key
     }
 }
 

@@ -67,6 +67,45 @@ macro_rules! by_rounds {
     };
 }
 
+/// The `backend::Engine` impl of a fused path (the same glue for each):
+/// `$check` is its CPU check, `$powers(h1, &mut key.h)` its (target-feature)
+/// power computation, and `$crypt::<NR>(key, j0, aad, buf, encrypt)` its
+/// (target-feature) message function; both run only after `$check` passed,
+/// since a `Key` is only made by `new_key`.
+#[allow(unused_macros, reason = "targets without a fused path")]
+macro_rules! fused_engine {
+    ($(#[$m:meta])* $path:ident, $check:expr, $powers:ident, $crypt:ident) => {
+        $(#[$m])*
+        pub(crate) struct $path;
+
+        impl crate::backend::Engine for $path {
+            type Key = Key;
+
+            fn available() -> bool {
+                $check
+            }
+
+            fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
+                // SAFETY: the CPU check passed just before.
+                ($check).then(|| Key::new(rk, h, |h1, out| unsafe { $powers(h1, out) }))
+            }
+
+            fn crypt(
+                key: &Key,
+                _: &ghash_ct::GHashKey,
+                j0: &crate::Block,
+                aad: &[u8],
+                buf: aead::inout::InOutBuf<'_, '_, u8>,
+                encrypt: bool,
+            ) -> crate::Block {
+                // SAFETY: a `Key` is only built by `new_key`, after the CPU
+                // check.
+                unsafe { by_rounds!(key.nr, $crypt(key, j0, aad, buf, encrypt)) }
+            }
+        }
+    };
+}
+
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
 mod backend;

@@ -16,49 +16,22 @@
 //! 11-15 round keys, 8 powers, 3 accumulators and the block being
 //! multiplied fit without spills.
 
-use crate::{Block, backend::Engine};
+use crate::Block;
 use aead::inout::InOutBuf;
 use core::arch::aarch64::*;
-use zeroize::Zeroize;
 
 cpufeatures::new!(cpu_aes_pmull, "aes");
-
-/// The path (CPU check: AES and PMULL).
-pub(crate) struct Armv8Pmull;
 
 /// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
 pub(crate) type Key = crate::backend::FusedKey<8>;
 
-impl Engine for Armv8Pmull {
-    type Key = Key;
-
-    fn available() -> bool {
-        cpu_aes_pmull::get()
-    }
-
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
-        if !cpu_aes_pmull::get() {
-            return None;
-        }
-        let (mut key, mut h1) = Key::new(rk, h);
-        // SAFETY: the CPU check above passed.
-        unsafe { powers(h1, &mut key.h) };
-        h1.zeroize();
-        Some(key)
-    }
-
-    fn crypt(
-        key: &Key,
-        _: &ghash_ct::GHashKey,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        encrypt: bool,
-    ) -> Block {
-        // SAFETY: a `Key` is only built by `new_key`, after the CPU check.
-        unsafe { by_rounds!(key.nr, crypt_impl(key, j0, aad, buf, encrypt)) }
-    }
-}
+fused_engine!(
+    /// The path (CPU check: AES and PMULL).
+    Armv8Pmull,
+    cpu_aes_pmull::get(),
+    powers,
+    crypt_impl
+);
 
 type V = uint8x16_t;
 type Acc = (V, V, V);

@@ -26,49 +26,22 @@
 //! hi), the block being multiplied; round keys and powers are memory
 //! operands from the stack copy (L1).
 
-use crate::{Block, backend::Engine};
+use crate::Block;
 use aead::inout::InOutBuf;
 use core::arch::x86_64::*;
-use zeroize::Zeroize;
 
 cpufeatures::new!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
-
-/// The path (CPU check: AES-NI, PCLMULQDQ, SSSE3, SSE4.1).
-pub(crate) struct AesniClmul;
 
 /// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
 pub(crate) type Key = crate::backend::FusedKey<8>;
 
-impl Engine for AesniClmul {
-    type Key = Key;
-
-    fn available() -> bool {
-        cpu_clmul::get()
-    }
-
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
-        if !cpu_clmul::get() {
-            return None;
-        }
-        let (mut key, mut h1) = Key::new(rk, h);
-        // SAFETY: the CPU check above passed.
-        unsafe { powers(h1, &mut key.h) };
-        h1.zeroize();
-        Some(key)
-    }
-
-    fn crypt(
-        key: &Key,
-        _: &ghash_ct::GHashKey,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        encrypt: bool,
-    ) -> Block {
-        // SAFETY: a `Key` is only built by `new_key`, after the CPU check.
-        unsafe { by_rounds!(key.nr, crypt_impl(key, j0, aad, buf, encrypt)) }
-    }
-}
+fused_engine!(
+    /// The path (CPU check: AES-NI, PCLMULQDQ, SSSE3, SSE4.1).
+    AesniClmul,
+    cpu_clmul::get(),
+    powers,
+    crypt_impl
+);
 
 #[inline(always)]
 pub(super) fn ld(p: &[u8; 16]) -> __m128i {

@@ -52,7 +52,7 @@
 //! masks depend on the public lengths only.
 
 use super::aesni_clmul::{bswap, ld, mul, reduce, st};
-use crate::{Block, backend::Engine};
+use crate::Block;
 use aead::inout::InOutBuf;
 use core::arch::x86_64::*;
 use zeroize::Zeroize;
@@ -97,14 +97,6 @@ const PAD: usize = 4;
 /// blocks after. Wiped on drop.
 pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 
-fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Key {
-    let (mut key, mut h1) = Key::new(rk, h);
-    // SAFETY: only called after a CPU check that includes PCLMULQDQ.
-    unsafe { powers(h1, &mut key.h) };
-    h1.zeroize();
-    key
-}
-
 #[target_feature(enable = "sse2,pclmulqdq")]
 fn powers(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     let h = ld(&h1.to_le_bytes());
@@ -116,96 +108,52 @@ fn powers(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     }
 }
 
-/// The AVX-512 path (CPU check: AES-NI, PCLMULQDQ, AVX-512F/BW, VAES,
-/// VPCLMULQDQ).
-pub(crate) struct VaesClmul;
+fused_engine!(
+    /// The AVX-512 path (CPU check: AES-NI, PCLMULQDQ, AVX-512F/BW, VAES,
+    /// VPCLMULQDQ).
+    VaesClmul,
+    cpu_vaes512::get(),
+    powers,
+    crypt512
+);
 
-impl Engine for VaesClmul {
-    type Key = Key;
+fused_engine!(
+    /// The AVX2 path (CPU check: AES-NI, PCLMULQDQ, AVX2, VAES, VPCLMULQDQ).
+    VaesAvx2Clmul,
+    cpu_vaes256::get(),
+    powers,
+    crypt256
+);
 
-    fn available() -> bool {
-        cpu_vaes512::get()
-    }
-
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
-        cpu_vaes512::get().then(|| new_key(rk, h))
-    }
-
-    fn crypt(
-        key: &Key,
-        _: &ghash_ct::GHashKey,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        encrypt: bool,
-    ) -> Block {
-        let len = buf.len();
-        let (inp, out) = buf.into_raw();
-        // SAFETY: a `Key` of this path is only built after its CPU check;
-        // `inp`/`out` are valid for `len` bytes (`InOutBuf`).
-        unsafe { by_rounds!(key.nr, crypt512(key, j0, aad, inp, out, len, encrypt)) }
-    }
-}
-
-/// The AVX2 path (CPU check: AES-NI, PCLMULQDQ, AVX2, VAES, VPCLMULQDQ).
-pub(crate) struct VaesAvx2Clmul;
-
-impl Engine for VaesAvx2Clmul {
-    type Key = Key;
-
-    fn available() -> bool {
-        cpu_vaes256::get()
-    }
-
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
-        cpu_vaes256::get().then(|| new_key(rk, h))
-    }
-
-    fn crypt(
-        key: &Key,
-        _: &ghash_ct::GHashKey,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        encrypt: bool,
-    ) -> Block {
-        let len = buf.len();
-        let (inp, out) = buf.into_raw();
-        // SAFETY: a `Key` of this path is only built after its CPU check;
-        // `inp`/`out` are valid for `len` bytes (`InOutBuf`).
-        unsafe { by_rounds!(key.nr, crypt256(key, j0, aad, inp, out, len, encrypt)) }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
 #[target_feature(
     enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq"
 )]
-unsafe fn crypt512<const NR: usize>(
+fn crypt512<const NR: usize>(
     key: &Key,
     j0: &Block,
     aad: &[u8],
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
+    buf: InOutBuf<'_, '_, u8>,
     encrypt: bool,
 ) -> Block {
-    // SAFETY: the caller's contract; `Z` needs exactly these features.
+    let len = buf.len();
+    let (inp, out) = buf.into_raw();
+    // SAFETY: `inp`/`out` are valid for `len` bytes (`InOutBuf`); `Z`
+    // needs exactly these features.
     unsafe { body::<Z, NR>(key, j0, aad, inp, out, len, encrypt) }
 }
 
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
-unsafe fn crypt256<const NR: usize>(
+fn crypt256<const NR: usize>(
     key: &Key,
     j0: &Block,
     aad: &[u8],
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
+    buf: InOutBuf<'_, '_, u8>,
     encrypt: bool,
 ) -> Block {
-    // SAFETY: the caller's contract; `Y` needs exactly these features.
+    let len = buf.len();
+    let (inp, out) = buf.into_raw();
+    // SAFETY: `inp`/`out` are valid for `len` bytes (`InOutBuf`); `Y`
+    // needs exactly these features.
     unsafe { body::<Y, NR>(key, j0, aad, inp, out, len, encrypt) }
 }
 
