@@ -131,6 +131,15 @@ use zeroize::Zeroize;
 #[cfg(feature = "aes")]
 use cipher::consts::U12;
 
+/// Overwrite 16 bytes with one volatile store (`Zeroize` on a byte array
+/// stores byte by byte: ~40 instructions per block on the per-message
+/// paths).
+#[inline(always)]
+pub(crate) fn wipe16(b: &mut [u8; 16]) {
+    // SAFETY: `b` is a valid, aligned, exclusive reference.
+    unsafe { core::ptr::write_volatile(b, [0; 16]) };
+}
+
 /// Maximum length of associated data in bytes (as RustCrypto `aes-gcm`).
 pub const A_MAX: u64 = (1 << 61) - 1;
 
@@ -425,7 +434,7 @@ where
         check_lengths(associated_data.len() as u64, buffer.len() as u64)?;
         let mut j0 = self.j0(nonce)?;
         let full = self.crypt(&j0, associated_data, buffer, true);
-        j0.0.zeroize();
+        wipe16(&mut j0.0);
         Tag::<TagSize>::try_from(&full[..TagSize::USIZE]).map_err(|_| Error)
     }
 
@@ -446,7 +455,7 @@ where
             let out = buffer.get_out();
             let _ = self.crypt(&j0, &[], InOutBuf::from(out), true);
         }
-        j0.0.zeroize();
+        wipe16(&mut j0.0);
         if ok { Ok(()) } else { Err(Error) }
     }
 }

@@ -10,7 +10,6 @@
 //! lengths; nothing branches on data.
 
 use crate::Block;
-use zeroize::Zeroize;
 
 #[inline(always)]
 fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
@@ -79,8 +78,8 @@ pub(crate) unsafe fn finish(
         // SAFETY: `n` writable bytes at out + off.
         unsafe { core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), n) };
         acc = absorb(acc, if encrypt { o } else { t });
-        t.zeroize();
-        o.zeroize();
+        crate::wipe16(&mut t);
+        crate::wipe16(&mut o);
     }
     // The lengths block and the tag.
     acc = absorb(acc, crate::lens_block(aad_len, len).0);
