@@ -247,7 +247,10 @@ class Alloc:
         self.stored = set()
         self.prog, self.inputs, self.outputs = prog, inputs, outputs
         self.in_regs = in_regs if in_regs is not None else list(range(8))
-        self.do_place = place
+        # place: True (outputs to q0-q7), a list of target registers, or
+        # False (outputs stay where they are)
+        self.do_place = bool(place)
+        self.targets = place if isinstance(place, list) else list(range(8))
         self.lines = []
         self.reg = {}      # value -> q index
         self.owner = {}    # q index -> value
@@ -615,8 +618,9 @@ class Alloc:
         # bring outputs to q0..q7
         n = len(self.prog.ops)
         if self.do_place:
+            tg = self.targets
             for j, v in enumerate(self.outputs):
-                self.ensure(v, n + j, avoid=tuple(range(j)))
+                self.ensure(v, n + j, avoid=tuple(tg[:j]))
             self.place()
         else:
             got = []
@@ -626,9 +630,10 @@ class Alloc:
         return self.lines
 
     def place(self):
-        """Parallel move: output j into q j (vswp resolves cycles)."""
-        want = {v: j for j, v in enumerate(self.outputs)}
-        for j, v in enumerate(self.outputs):
+        """Parallel move: output j into q targets[j] (vswp resolves
+        cycles)."""
+        for jj, v in enumerate(self.outputs):
+            j = self.targets[jj]
             r = self.reg[v]
             if r == j:
                 continue
@@ -658,9 +663,8 @@ CTR_TABLE = FS_TABLE + TRANSPOSE_R
 TABLES = {n: CTR_TABLE[o:o + 16] for n, o in CONST_OFF.items()
           if n not in ("SR", "ISR")}
 TABLES["PACK"] = [4 * (i % 4) + 3 - i // 4 for i in range(16)]  # see ctr_batch_head
-TABLES["CTR0123"] = [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]
-TABLES["CTR_M2A"] = [0xcc, 0xcc, 0, 0] * 4
-TABLES["CTR_M2B"] = [0, 0, 0x33, 0x33] * 4
+TABLES["CTR_0_8_16_24"] = [0, 0, 0, 0, 8, 0, 0, 0, 16, 0, 0, 0, 24, 0, 0, 0]
+TABLES["SPREAD3"] = [4 * (i // 4) + 3 for i in range(16)]
 
 def schedule(p, outs, rng=None, noise=0):
     """Greedy list scheduling that keeps few values live: among the ready
@@ -734,7 +738,7 @@ def segment(build, in_regs=None, place=True, key=None, **kw):
     """Allocate one segment; among SEARCH randomised greedy schedules
     (fixed seed, so the output is reproducible) keep the shortest code.
     Segments with the same `key` (and inputs) are searched once."""
-    ck = None if key is None else (key, tuple(in_regs) if in_regs else None, place,
+    ck = None if key is None else (key, tuple(in_regs) if in_regs else None, repr(place),
                                    repr(sorted(kw.items())))
     if ck in CACHE:
         return CACHE[ck]
@@ -894,61 +898,53 @@ def enc_fs_last(nr):
         return from_planes(p, q, "FIX2T" if nr % 4 else "TRANSPOSE")
     return build
 
-# + old sp, out, in, keys (from round key 1 on), rounds, end of input;
-# counters at +32; at +64 the 8 planes of the counter block with its
-# counter word zeroed, after ARK0 (in the load segment's output registers'
-# order)
-FRAME_CTR = FRAME + 64 + 128
+# + old sp, out, in, keys (from round key 1 on), rounds, end of input,
+# next keystream planes; +32 counters; +64 K3; +192 SN; +320 the round-1
+# S-box output of 4 batches (see routine_enc_fs, ctr_pack_*)
+FRAME_CTR = FRAME + 832
 
-def ctr_batch_head(F, T):
-    """Per batch of the CTR loop: the 8 counter planes (after ARK0) in
-    q T[0..7]. The blocks differ only in their last word, so the planes
-    are the stored planes of the zero-counter block (frame + F + 64) XOR
-    the bit transposition of the 8 counter words at the byte positions of
-    column 3 (row-major bytes 4r + 3). That transposition runs on two
-    registers, 4 blocks each (block g or 4 + g in byte g of word r):
-    swapmoves between blocks g and g + 1 are 16-bit shifts and bit
-    inserts within a register, g and g + 2 32-bit ones, g and g + 4 the
-    usual byte `vsri`/`vsli` between the two registers. Tables read by
-    post-increment: PACK, then the two masks of the 32-bit stage."""
+ENC_R1_OUT = [None]  # round 1's output registers in enc8 (CTR matches them)
+S1_END = 832         # frame offset (from F) of the end of the 4 batches' planes
+
+def ctr_pack_counters(F):
+    """CTR, every 4 batches: the 32 counters c + 8b + j (batch b, block j)
+    as 8 registers X_j (q1-q8), byte 4r + b = big-endian byte r of
+    counter c + 8b + j (numbers in 32-bit lanes, then one `vtbl` each);
+    c + 32 back to the frame. lr points to the PACK table."""
     L = ["    add r0, r4, #%d" % (F + 32),
-         "    vld1.64 {{d16-d17}}, [r0 :128]",       # q8 = counters c .. c + 3
-         "    vmov.i32 q10, #4",
-         "    vadd.i32 q9, q8, q10",                  # c + 4 .. c + 7
-         "    vadd.i32 q10, q9, q10",                 # next batch
-         "    vst1.64 {{d20-d21}}, [r0 :128]",
-         "    vld1.8 {{d22-d23}}, [lr :128]!",        # PACK
-         "    vtbl.8 d24, {{d16-d17}}, d22", "    vtbl.8 d25, {{d16-d17}}, d23",
-         "    vtbl.8 d26, {{d18-d19}}, d22", "    vtbl.8 d27, {{d18-d19}}, d23",
-         # blocks g, g + 1 (g even): bytes of one halfword, 7 bits apart
-         "    vmov.i16 q8, #0xaa", "    vmov.i16 q9, #0x5500"]
-    for r in (12, 13):
-        L += ["    vshr.u16 q14, q%d, #7" % r, "    vshl.i16 q15, q%d, #7" % r,
-              "    vbit q%d, q14, q8" % r, "    vbit q%d, q15, q9" % r]
-    # blocks g, g + 2 (g < 2): bytes 16 bits apart, 14 bits between the
-    # exchanged bits
-    L += ["    vld1.8 {{d16-d17}}, [lr :128]!", "    vld1.8 {{d18-d19}}, [lr :128]!"]
-    for r in (12, 13):
-        L += ["    vshr.u32 q14, q%d, #14" % r, "    vshl.i32 q15, q%d, #14" % r,
-              "    vbit q%d, q14, q8" % r, "    vbit q%d, q15, q9" % r]
-    # blocks g, g + 4
-    L += ["    vmov q14, q13", "    vsri.8 q13, q12, #4", "    vsli.8 q12, q14, #4",
-          "    add r0, r4, #%d" % (F + 64),
-          "    vldmia r0, {{d0-d15}}",
-          "    vmov.i32 q14, #0xff000000"]
-    # plane k = 4h + g sits in byte g of each word of q(12 + h): to byte 3
-    for k in range(8):
-        h, g = divmod(k, 4)
-        src = 12 + h
-        if g == 0:
-            L.append("    vshl.i32 q15, q%d, #24" % src)
-        elif g == 3:
-            L.append("    vand q15, q%d, q14" % src)
-        else:
-            L += ["    vshr.u32 q15, q%d, #%d" % (src, 8 * g), "    vshl.i32 q15, q15, #24"]
-        L.append("    veor q%d, q%d, q15" % (T[k], T[k]))
+         "    vld1.64 {{d16-d17}}, [r0 :128]",       # c, c + 8, c + 16, c + 24
+         "    vmov.i32 q2, #32",
+         "    vadd.i32 q2, q8, q2",
+         "    vst1.64 {{d4-d5}}, [r0 :128]",
+         "    vmov.i32 q1, #1"]
+    L += ["    vadd.i32 q%d, q%d, q1" % (9 + j, 8 + j) for j in range(7)]
+    L += ["    vld1.8 {{d0-d1}}, [lr :128]!"]       # PACK
+    for j in range(8):
+        src, dst = 8 + j, (1 + j if j < 7 else 8)
+        L += ["    vtbl.8 d%d, {{d%d-d%d}}, d0" % (2 * dst, 2 * src, 2 * src + 1),
+              "    vtbl.8 d%d, {{d%d-d%d}}, d1" % (2 * dst + 1, 2 * src, 2 * src + 1)]
     return L
 
+def ctr_pack_merge(F):
+    """CTR, every 4 batches, after the bit transposition of X_j, XOR with
+    K3 and the S-box (planes P_k in q k, byte 4r + b for batch b): the
+    round-1 S-box output of batch b is SN (the S-box of the zero-counter
+    planes, column 3 cleared) XOR byte b of each word of P_k moved to
+    byte 3; written to the frame, 128 bytes per batch; r0 = the first."""
+    L = ["    add r0, r4, #%d" % (F + 192),
+         "    add r3, r4, #%d" % (F + 256),
+         "    add lr, r4, #%d" % (F + S1_END - 512)]
+    for b in range(4):
+        for h, base in ((0, "r0"), (1, "r3")):
+            L.append("    vldmia %s, {{d16-d23}}" % base)      # SN 4h .. 4h + 3
+            for k in range(4):
+                L += ["    vshl.i32 q%d, q%d, #24" % (12 + k, 4 * h + k),
+                      "    veor q%d, q%d, q%d" % (12 + k, 12 + k, 8 + k)]
+            L.append("    vstmia lr!, {{d24-d31}}")
+        if b < 3:
+            L += ["    vshr.u32 q%d, q%d, #8" % (k, k) for k in range(8)]
+    L.append("    add r0, r4, #%d" % (F + S1_END - 512))
+    return L
 
 def routine_enc_fs(name, ctr=False):
     """Encryption, fixsliced and unrolled: no ShiftRows, no register moves
@@ -958,6 +954,7 @@ def routine_enc_fs(name, ctr=False):
     stats = []
     out = []
     consts = ".L%s_consts" % name
+    labels = {}
     if ctr:
         F = FRAME
         out += [name + ":",
@@ -972,45 +969,92 @@ def routine_enc_fs(name, ctr=False):
                 "    str r11, [r4, #%d]" % F,
                 "    str r0, [r4, #%d]" % (F + 4),
                 "    str r1, [r4, #%d]" % (F + 8),
-                "    str r2, [r4, #%d]" % (F + 12),
                 "    str r3, [r4, #%d]" % (F + 16),
                 "    add r5, r1, r5, lsl #4",    # end of the input
                 "    str r5, [r4, #%d]" % (F + 20),
                 "    adr lr, " + consts,
+                # where the pack's and the main path's tables start (adr
+                # could not reach them from the loop)
+                "    add r3, lr, #@PACKOFF@",
+                "    str r3, [r4, #%d]" % (F + 28),
+                "    add r3, lr, #@MAINOFF@",
+                "    str r3, [r4, #%d]" % (F + 48),
                 # counter block with its words byte-reversed (`vrev32.8`):
                 # word 3 is the counter as a number
                 "    vld1.8 {{d0-d1}}, [r6]",
-                "    vrev32.8 q0, q0",
+                "    mov r0, r2"]
+        out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+        out += ["    vrev32.8 q0, q0",
                 "    vdup.32 q8, d1[1]",
-                "    vld1.8 {{d18-d19}}, [lr :128]!",   # CTR0123
+                "    vld1.8 {{d18-d19}}, [lr :128]!",   # CTR_0_8_16_24
                 "    vadd.i32 q8, q8, q9",
-                "    add r6, r4, #%d" % (F + 32),
-                "    vst1.64 {{d16-d17}}, [r6 :128]",   # c, c + 1, c + 2, c + 3
-                # the planes of 8 copies of the block with counter 0, after
-                # ARK0, to the frame (see ctr_batch_head)
-                "    mov r5, #0",
-                "    vmov.32 d1[1], r5"]
+                "    add r3, r4, #%d" % (F + 32),
+                "    vst1.64 {{d16-d17}}, [r3 :128]",   # c, c + 8, c + 16, c + 24
+                "    add r3, r4, #%d" % (F + S1_END),
+                "    str r3, [r4, #%d]" % (F + 24),     # no keystream planes yet
+                # 8 copies of the block with counter 0
+                "    mov r3, #0",
+                "    vmov.32 d1[1], r3"]
         out += ["    vmov q%d, q0" % i for i in range(1, 8)]
-        out += ["    mov r0, r2"]
         lines, a = segment(lambda p, q: to_planes(p, q, "TRANSPOSE_R"), None, False,
                            key="load+ARK0ctr", postinc=True)
-        stats.append(("load+ARK0", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
+        pro = len(lines)
         out += lines
-        regs = a.out_regs
-        seq = ["CTR0123"] + a.seq
+        T = a.out_regs
+        seq = ["CTR_0_8_16_24"] + a.seq + ["SPREAD3"]
+        # K3: the key bits of column 3 (byte 4r + 3 of plane k) in all 4
+        # bytes of word r
         out += ["    str r0, [r4, #%d]" % (F + 12),   # round key 1 on
-                "    add r6, r4, #%d" % (F + 64),
-                "    vstmia r6, {{d0-d15}}"]
-        out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+                "    vld1.8 {{d24-d25}}, [lr :128]!",
+                "    add r3, r4, #%d" % (F + 64)]
+        for h in range(2):
+            for k in range(4):
+                t = T[4 * h + k]
+                out += ["    vtbl.8 d%d, {{d%d-d%d}}, d24" % (16 + 2 * k, 2 * t, 2 * t + 1),
+                        "    vtbl.8 d%d, {{d%d-d%d}}, d25" % (17 + 2 * k, 2 * t, 2 * t + 1)]
+            out.append("    vstmia r3!, {{d16-d23}}")
+        # SN: S-box of those planes, column 3 cleared
+        lines, a = segment(lambda p, q: sbox(p, q), T, True, key="ctr sbox N", postinc=True)
+        pro += len(lines) + 21
+        out += lines
+        seq += a.seq
+        out += ["    vmov.i32 q8, #0xff000000"]
+        out += ["    vbic q%d, q%d, q8" % (k, k) for k in range(8)]
+        out += ["    add r3, r4, #%d" % (F + 192), "    vstmia r3, {{d0-d15}}"]
+        stats.append(("ctr prologue", pro + 18, 0, 0, 0, 0))
+        # per batch: the round-1 S-box output from the frame, computed
+        # for 4 batches at a time (ctr_pack)
         out += ["5:",
-                "    adr lr, .L%s_batch" % name]
-        batch_at = len(seq)
-        head = ctr_batch_head(F, regs)
-        stats.append(("ctr batch head", len(head) + 4, 0, 0, 0, 0))
-        out += head
-        seq += ["PACK", "CTR_M2A", "CTR_M2B"]
-        out += ["    ldr r0, [r4, #%d]" % (F + 12),
+                "    ldr r0, [r4, #%d]" % (F + 24),
+                "    add r3, r4, #%d" % (F + S1_END),
+                "    cmp r0, r3",
+                "    bne 6f",
+                "    ldr lr, [r4, #%d]" % (F + 28)]
+        labels[len(seq)] = ".L%s_pack" % name
+        seq += ["PACK"]
+        head = ctr_pack_counters(F)
+        lines, a = segment(lambda p, q: sbox(p, ark(p, bit_transpose(p, q))),
+                           list(range(1, 9)), True, key="ctr pack", postinc=True)
+        seq += a.seq
+        merge = ctr_pack_merge(F)
+        stats.append(("ctr pack", len(head) + len(lines) + len(merge) + 6, a.spills, a.reloads,
+                      a.pairs, a.max_slots))
+        out += head + ["    add r0, r4, #%d" % (F + 64)] + lines + merge
+        out += ["6:",
+                "    vldmia r0!, {{d0-d15}}",
+                "    str r0, [r4, #%d]" % (F + 24),
+                "    ldr lr, [r4, #%d]" % (F + 48),
+                "    ldr r0, [r4, #%d]" % (F + 12),
                 "    ldr r3, [r4, #%d]" % (F + 16)]
+        stats.append(("ctr batch head", 11, 0, 0, 0, 0))
+        labels[len(seq)] = ".L%s_main" % name
+        lines, a = segment(lambda p, q: ark(p, mix_columns_fs(p, q, 1)), list(range(8)),
+                           ENC_R1_OUT[0], key="ctr round 1", postinc=True)
+        stats.append(("ctr round 1", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
+        out += lines
+        seq += a.seq
+        regs = a.out_regs
+        first_round = 2
     else:
         out += [name + ":",
                 "    push {{r4-r11, lr}}",
@@ -1033,15 +1077,17 @@ def routine_enc_fs(name, ctr=False):
         out += lines
         seq = list(a.seq)
         regs = a.out_regs
-        batch_at = None
+        first_round = 1
     exits = []
-    for i in range(1, 14):
+    for i in range(first_round, 14):
         lines, a = segment(enc_fs_round(i % 4), regs, False, key="round %d" % (i % 4),
                            postinc=True)
         stats.append(("round %d" % i, len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
         out += lines
         seq += a.seq
         regs = a.out_regs
+        if i == 1:
+            ENC_R1_OUT[0] = list(regs)
         if i in (9, 11):
             out += ["    cmp r3, #%d" % (i + 1), "    beq 3%df" % (i + 1)]
             exits.append((i + 1, regs, len(seq)))
@@ -1103,19 +1149,23 @@ def routine_enc_fs(name, ctr=False):
             "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
             "    vpop {{d8-d15}}",
             "    pop {{r4-r11, pc}}"]
+    for j, lab in labels.items():
+        tag = "@PACKOFF@" if lab.endswith("_pack") else "@MAINOFF@"
+        out = [l.replace(tag, str(16 * j)) for l in out]
     table = []
     for j, n in enumerate(seq + tail_tables):
-        if j == batch_at:
-            table.append(".L%s_batch:" % name)
+        if j in labels:
+            table.append(labels[j] + ":")
         table.append("    .byte " + ", ".join(str(x) for x in TABLES[n]))
     return ["    .p2align 4", consts + ":"] + table + out, stats
 
 def main():
     enc, es = routine_enc_fs("aes_ct_bsaes_enc8_armv7")
     ctr, cs = routine_enc_fs("aes_ct_bsaes_ctr32_armv7", ctr=True)
-    head = [x for x in cs if x[0] == "ctr batch head"]
-    cs = [x for x in cs if x[0] != "ctr batch head"]
-    assert [x[1:] for x in cs] == [x[1:] for x in es], "CTR kernel differs from enc8"
+    head = [x for x in cs if x[0].startswith("ctr")]
+    cs = [x for x in cs if not x[0].startswith("ctr")]
+    assert [x[1:] for x in cs] == [x[1:] for x in es if x[0] not in ("load+ARK0", "round 1")], \
+        "CTR kernel differs from enc8"
     dec, ds = routine("aes_ct_bsaes_dec8_armv7", to_planes, dec_round, dec_last, ISR)
     def plan(stats):
         return "\n".join("//!   %-10s %4d instructions, %3d spills, %3d reloads, %2d pairs, %2d slots" % s
@@ -1126,7 +1176,7 @@ def main():
         asm += ['    ".globl %s",' % nm, '    ".hidden %s",' % nm, '    ".type %s, %%function",' % nm]
         asm += ['    "%s",' % l.replace("    ", "", 1) if not l.startswith("    ") else '    "%s",' % l for l in body]
         asm += ['    ".size %s, .-%s",' % (nm, nm)]
-    text = TEMPLATE.replace("{ctr_head}", str(head[0][1])).replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
+    text = TEMPLATE.replace("{ctr_plan}", plan(head)).replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
     open(os.environ.get("BSAES_OUT", os.path.join(ROOT, "bsaes_asm.rs")), "w").write(text)
     for st in es + ds:
         print(st, file=sys.stderr)
@@ -1179,27 +1229,35 @@ TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes ke
 //! Register plan beyond the kernel's:
 //!   entry   r0 out, r1 in, r2 keys, r3 rounds, [sp] blocks, [sp, 4] ctr
 //!   frame   r4 + 384: old sp, out, in (both advanced per batch), round
-//!           key 1's address, rounds, end of input; r4 + 416: the next
-//!           batch's 4 counters c, c + 1, c + 2, c + 3 as 32-bit numbers
+//!           key 1's address, rounds, end of input, next keystream
+//!           planes, the pack's tables; r4 + 416: the next pack's
+//!           counters c, c + 8, c + 16, c + 24 as 32-bit numbers
 //!           (`vadd.i32` wraps mod 2^32 and never touches the nonce);
-//!           r4 + 448: the 8 planes, after ARK0, of the counter block
-//!           with its counter word set to 0 (computed once, by the load
-//!           segment on 8 copies; its words byte-reversed by `vrev32.8`,
-//!           which the transposition's table `TRANSPOSE[i] ^ 3` undoes)
-//!   head    per batch ({ctr_head} instructions, `ctr_batch_head` in the
-//!           generator): the blocks differ only in the counter word, so
-//!           the planes are the stored ones XOR the bit transposition of
-//!           the 8 counter words alone, done on two registers (4 blocks
-//!           each) and moved to the bytes of column 3; r0 round key 1,
-//!           r3 rounds reloaded
+//!           r4 + 432: the main path's tables; r4 + 448: K3; r4 + 576:
+//!           SN; r4 + 704: 4 batches of round-1 S-box output (the planes
+//!           of the zero-counter block come from the load segment on 8
+//!           copies of it, words byte-reversed by `vrev32.8`, which the
+//!           transposition's table `TRANSPOSE[i] ^ 3` undoes)
+//!   pack    every 4th batch (`ctr_pack_*` in the generator): the blocks
+//!           differ only in the counter word (column 3) and SubBytes is
+//!           bytewise, so round 1's S-box output is SN (the S-box of the
+//!           zero-counter planes, column 3 cleared; computed once) plus,
+//!           in column 3, the S-box of the counter planes XOR K3 (the key
+//!           bits of column 3). One bit transposition and one S-box do
+//!           that for 4 batches at once (batch b in byte b of each word),
+//!           and the 4 batches' planes go to the frame
+//!   head    per batch: round 1's S-box output from the frame, then round
+//!           1's MixColumns and ARK; r0 round key 1, r3 rounds reloaded
 //!   tail    r0 in, r3 out (post-incremented by 128); q8-q15 input,
 //!           q0-q7 keystream XOR input, stored; the frame (spills,
 //!           counters, planes) zeroed after the last batch
 //!
 //! Per segment (instructions; values spilled and reloaded; how many of
 //! those moves went two at a time by `vstmia`/`vldmia`; spill slots used):
-//! encryption (and CTR, same kernel):
+//! encryption (and CTR, same kernel from round 2 on):
 {enc_plan}
+//! CTR only:
+{ctr_plan}
 //! decryption:
 {dec_plan}
 //! The spill slots and the NEON scratch registers are zeroed before return.
