@@ -903,7 +903,12 @@ def enc_fs_last(nr):
 # S-box output of 4 batches (see routine_enc_fs, ctr_pack_*)
 FRAME_CTR = FRAME + 832
 
-ENC_R1_OUT = [None]  # round 1's output registers in enc8 (CTR matches them)
+def ctr_round1():
+    """CTR's round 1 after the precomputed S-box: MixColumns and ARK on
+    q0-q7. enc8's round 1 leaves its output in the same registers, so
+    the two share rounds 2 on."""
+    return segment(lambda p, q: ark(p, mix_columns_fs(p, q, 1)), list(range(8)), False,
+                   key="ctr round 1", postinc=True)
 S1_END = 832         # frame offset (from F) of the end of the 4 batches' planes
 
 def ctr_pack_counters(F):
@@ -929,18 +934,18 @@ def ctr_pack_merge(F):
     """CTR, every 4 batches, after the bit transposition of X_j, XOR with
     K3 and the S-box (planes P_k in q k, byte 4r + b for batch b): the
     round-1 S-box output of batch b is SN (the S-box of the zero-counter
-    planes, column 3 cleared) XOR byte b of each word of P_k moved to
-    byte 3; written to the frame, 128 bytes per batch; r0 = the first."""
+    planes, column 3 cleared) with byte b of each word of P_k inserted
+    as byte 3 (`vsli`; P shifts right by 8 per batch); written to the
+    frame, 128 bytes per batch; r0 = the first."""
     L = ["    add r0, r4, #%d" % (F + 192),
          "    add r3, r4, #%d" % (F + 256),
          "    add lr, r4, #%d" % (F + S1_END - 512)]
     for b in range(4):
         for h, base in ((0, "r0"), (1, "r3")):
             L.append("    vldmia %s, {{d16-d23}}" % base)      # SN 4h .. 4h + 3
-            for k in range(4):
-                L += ["    vshl.i32 q%d, q%d, #24" % (12 + k, 4 * h + k),
-                      "    veor q%d, q%d, q%d" % (12 + k, 12 + k, 8 + k)]
-            L.append("    vstmia lr!, {{d24-d31}}")
+            # byte 0 of each word of P_k into byte 3 (zero in SN)
+            L += ["    vsli.32 q%d, q%d, #24" % (8 + k, 4 * h + k) for k in range(4)]
+            L.append("    vstmia lr!, {{d16-d23}}")
         if b < 3:
             L += ["    vshr.u32 q%d, q%d, #8" % (k, k) for k in range(8)]
     L.append("    add r0, r4, #%d" % (F + S1_END - 512))
@@ -1048,8 +1053,7 @@ def routine_enc_fs(name, ctr=False):
                 "    ldr r3, [r4, #%d]" % (F + 16)]
         stats.append(("ctr batch head", 11, 0, 0, 0, 0))
         labels[len(seq)] = ".L%s_main" % name
-        lines, a = segment(lambda p, q: ark(p, mix_columns_fs(p, q, 1)), list(range(8)),
-                           ENC_R1_OUT[0], key="ctr round 1", postinc=True)
+        lines, a = ctr_round1()
         stats.append(("ctr round 1", len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
         out += lines
         seq += a.seq
@@ -1080,14 +1084,13 @@ def routine_enc_fs(name, ctr=False):
         first_round = 1
     exits = []
     for i in range(first_round, 14):
-        lines, a = segment(enc_fs_round(i % 4), regs, False, key="round %d" % (i % 4),
+        place = ctr_round1()[1].out_regs if i == 1 else False
+        lines, a = segment(enc_fs_round(i % 4), regs, place, key="round %d" % (i % 4),
                            postinc=True)
         stats.append(("round %d" % i, len(lines), a.spills, a.reloads, a.pairs, a.max_slots))
         out += lines
         seq += a.seq
         regs = a.out_regs
-        if i == 1:
-            ENC_R1_OUT[0] = list(regs)
         if i in (9, 11):
             out += ["    cmp r3, #%d" % (i + 1), "    beq 3%df" % (i + 1)]
             exits.append((i + 1, regs, len(seq)))
