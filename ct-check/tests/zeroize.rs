@@ -196,7 +196,7 @@ fn adiantum_subkeys_wiped_on_drop() {
 /// holding the converted key was wiped, but the move into it and spills of
 /// key planes in the kernels were not). The hybrid now runs each call in a
 /// frame of its own and scrubs the stack below after a converting call.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
 #[test]
 fn hybrid_converted_key_not_left_on_stack() {
     use aes_ct::{Aes128, Aes256, Backend};
@@ -216,7 +216,7 @@ fn hybrid_converted_key_not_left_on_stack() {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
 fn converted_key_not_left<C>(klen: usize, decrypt: bool, new: impl Fn(&[u8], aes_ct::Backend) -> C)
 where
     C: aes_ct::cipher::BlockCipherEncrypt + aes_ct::cipher::BlockCipherDecrypt,
