@@ -28,12 +28,24 @@ swapmove), the only two-address operations here. Round keys are loaded two
 planes per `vldmia` into a pair of consecutive registers (KEY_GROUP; 4 per
 load saved less: finding 4 free consecutive registers costs spills).
 
+CTR (`aes_ct_bsaes_ctr32_armv7`) runs the same unrolled kernel from round
+2 on. The 8 blocks of a batch differ only in their counter word (AES
+column 3) and SubBytes is bytewise, so round 1's S-box output is constant
+outside column 3: it is computed once per call (SN), and the column-3 part
+for 4 batches at a time by one bit transposition and one S-box on
+registers that hold batch b in byte b of each word (ctr_pack_counters,
+the "ctr pack" segment, ctr_pack_merge). Per batch there remain a load of
+round 1's S-box output, round 1's MixColumns and ARK (ctr_round1), and
+rounds 2 on.
+
 Environment (for experiments): BSAES_KEY_GROUP (1, 2, 4), BSAES_SEARCH
 (schedules tried per segment), BSAES_PAIRINGS (allocator settings tried
 per schedule), BSAES_REMAT (1, 2: recompute an evicted XOR/AND from its
 live operands instead of spilling it; off, it lost 1-2 instructions per
 round), BSAES_CLEAN (eviction bias towards values that need no store; no
-effect), BSAES_OUT (output path).
+effect), BSAES_NOISE (random noise on the scheduler's priority, by trial;
+no gain), BSAES_REV (0, 1, 2: column shifts by 2 by tables, by
+`vrev32.16`, or both tried), BSAES_OUT (output path).
 """
 import re, sys, os
 
