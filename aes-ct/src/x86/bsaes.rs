@@ -470,11 +470,19 @@ impl<const NR: usize> Key<NR> {
     /// Run `n` blocks (`n` a multiple of the pass width, at most 32).
     #[inline(always)]
     fn run(&self, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
+        self.run_at(self.lanes, inp, out, n, dec)
+    }
+
+    /// `run` at `lanes` <= `self.lanes` (the key form is the same at every
+    /// width).
+    #[inline(always)]
+    fn run_at(&self, lanes: u8, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
+        debug_assert!(lanes <= self.lanes);
         // SAFETY: a `Key` is only made with a `Bsaes` token, whose `lanes`
-        // reflects the CPU check (SSSE3; 2: AVX2; 4: AVX-512F/BW); callers
-        // pass `n` valid blocks.
+        // reflects the CPU check (SSSE3; 2: AVX2; 4: AVX-512F/BW), and
+        // callers stay at or below it; callers pass `n` valid blocks.
         unsafe {
-            match self.lanes {
+            match lanes {
                 4 => crypt_x512::<NR>(&self.rk, inp, out, dec),
                 2 => crypt_x256::<NR>(&self.rk, inp, out, n, dec),
                 _ => crypt_x128::<NR>(&self.rk, inp, out, n, dec),
@@ -488,18 +496,27 @@ impl<const NR: usize> Key<NR> {
         self.run(i.cast(), o.cast(), 32, dec);
     }
 
-    /// Fewer than 32 blocks: zero-padded to whole passes of this width.
+    /// Fewer than 32 blocks: zero-padded to whole passes of the narrowest
+    /// width whose one pass holds them (up to 8 blocks: 128-bit, up to 16:
+    /// 256-bit; a 256-bit pass costs about what a 512-bit one does, so 16
+    /// blocks at the AVX-512 width paid for 32), else of this key's width.
     #[inline(always)]
     fn short(&self, mut b: InOutBuf<'_, '_, Block>, dec: bool) {
         let n = b.len();
-        let pass = 8 * self.lanes as usize;
+        let lanes = match n {
+            0..=8 => 1,
+            9..=16 => 2,
+            _ => 4,
+        }
+        .min(self.lanes);
+        let pass = 8 * lanes as usize;
         let m = n.div_ceil(pass) * pass;
         let mut tmp = [[0u8; 16]; 32];
         for (t, s) in tmp.iter_mut().zip(b.get_in()) {
             *t = (*s).into();
         }
         let p = tmp.as_mut_ptr().cast::<u8>();
-        self.run(p, p, m, dec);
+        self.run_at(lanes, p, p, m, dec);
         for (d, s) in b.get_out().iter_mut().zip(tmp.iter()) {
             *d = (*s).into();
         }
