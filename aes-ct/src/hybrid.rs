@@ -499,7 +499,7 @@ pub(crate) struct ScrubArea(pub(crate) [u8; STACK_SCRUB]);
 /// default [`Bitsliced::scrub`]; one store per iteration spent most of
 /// the scrub on loop control).
 #[inline(always)]
-fn scrub_generic(a: &mut core::mem::MaybeUninit<ScrubArea>) {
+pub(crate) fn scrub_generic(a: &mut core::mem::MaybeUninit<ScrubArea>) {
     // SAFETY: `u128` is plain data, 16 bytes <= the area's alignment.
     unsafe { scrub_with(a, 0u128) }
 }

@@ -264,10 +264,8 @@ fn encrypt_run<B: BlockCipherEncBackend<BlockSize = U16>>(backend: &B, blocks: &
     }
 }
 
-/// Overwrite a block with one volatile 16-byte store (`Zeroize` on byte
-/// arrays stores byte by byte).
+/// Overwrite a block with one volatile 16-byte store ([`crate::wipe16`]).
 #[inline(always)]
 pub(crate) fn wipe_block(b: &mut Block) {
-    // SAFETY: `b` is a valid, exclusive reference to one block.
-    unsafe { core::ptr::write_volatile(b, Block::default()) };
+    crate::wipe16(&mut b.0);
 }

@@ -16,8 +16,11 @@
 //! the message's CTR keystream through ONE `encrypt_with_backend` call of
 //! the cipher, alternating in 2 KiB chunks with constant-time GHASH
 //! (`ghash_ct`, key powers computed once per key) over the ciphertext while
-//! it is in cache. `--cfg aes_gcm_ct_backend="generic"` (or `"vaes-clmul"`,
-//! `"vaes-avx2-clmul"`, `"aesni-clmul"`, `"armv8-pmull"`) forces a path; [`AesGcm::new_with_backend`] asks for one
+//! it is in cache; for `aes_ct` ciphers without AES instructions the
+//! `ctr-ghash` path (aes-ct's own CTR loop, then GHASH, in 16 KiB chunks).
+//! `--cfg aes_gcm_ct_backend="generic"` (or `"vaes-clmul"`,
+//! `"vaes-avx2-clmul"`, `"aesni-clmul"`, `"armv8-pmull"`, `"ctr-ghash"`)
+//! forces a path; [`AesGcm::new_with_backend`] asks for one
 //! at run time; [`AesGcm::backend`] tells which one a key uses.
 //!
 //! # Decryption

@@ -641,12 +641,12 @@ impl Bitsliced<Vpaes> for Bsaes {
     /// seal's AES).
     fn scrub(t: Bsaes, a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
         // SAFETY: `lanes` 4 / 2 only after the AVX-512F / AVX2 checks
-        // (`token`); vector types are plain data of 32 / 64 bytes.
+        // (`token`).
         unsafe {
             match t.lanes {
                 4 => scrub512(a),
                 2 => scrub256(a),
-                _ => crate::hybrid::scrub_with(a, _mm_setzero_si128()),
+                _ => crate::hybrid::scrub_generic(a),
             }
         }
     }

@@ -138,11 +138,8 @@ impl Form for Mul64 {
         // a word's products live at once and spill them).
         if let ([x], [y]) = (xs, ys) {
             // A lone block (short messages): no point in the split pass.
-            let mut z = [0u128; 4];
-            classes(&mut z, &split(*x), &y.c);
-            a.z = z;
-            a.w = [0; 4];
-            top(&mut a.w, *x, &y.t);
+            (a.z, a.w) = ([0; 4], [0; 4]);
+            Self::acc(a, *x, y);
             return Self::fin(a);
         }
         for (c, &x) in a.xc.iter_mut().zip(xs) {
