@@ -14,6 +14,12 @@
 //! A step whose prerequisites are missing and cannot be installed is
 //! skipped with the reason printed, except in CI (`CI` set), where that is
 //! a failure.
+//!
+//! Disk: after each step the size of the target directory and the space
+//! left on its disk are printed. In CI, a cross target's build folder
+//! (`target/<triple>`) is deleted once no later step needs it, so the
+//! run's peak is the host build plus one cross build, not all of them
+//! (a CI run once failed with the disk full at the armv7 step).
 
 use crate::prereq::{self, CLIPPY, Need, RUSTFMT};
 use crate::util::{self, cargo, fmt_duration, in_ci, run, timed};
@@ -392,6 +398,36 @@ fn probe(triple: &str, mask: Mask, env: &[(String, String)]) -> Result<(), Strin
     Ok(())
 }
 
+/// Delete `target/<triple>`: no later step builds for that triple.
+fn release_target(triple: &str) {
+    let dir = util::target_dir().join(triple);
+    if dir.exists() {
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => println!("==> removed {} (no later step needs it)", dir.display()),
+            Err(e) => println!("==> could not remove {}: {e}", dir.display()),
+        }
+    }
+}
+
+/// One line: how big the target directory is and how much the disk
+/// holding it has left (`du`, `df`; silent where they are missing).
+fn disk_report() {
+    let dir = util::target_dir();
+    let du = util::output(Command::new("du").args(["-sm"]).arg(&dir)).ok();
+    let df = util::output(Command::new("df").args(["-Pm"]).arg(&dir)).ok();
+    let used = du
+        .as_deref()
+        .and_then(|o| o.split_whitespace().next().map(str::to_owned));
+    let free = df.as_deref().and_then(|o| {
+        o.lines()
+            .nth(1)
+            .and_then(|l| l.split_whitespace().nth(3).map(str::to_owned))
+    });
+    if let (Some(used), Some(free)) = (used, free) {
+        println!("==> disk: target {used} MiB, {free} MiB free");
+    }
+}
+
 fn host_of(target: Option<&str>) -> &str {
     target.unwrap_or("-")
 }
@@ -441,6 +477,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
             }
         };
         println!("==> [{}/{n}] {status} in {}", i + 1, fmt_duration(d));
+        let needed_later = |t| selected[i + 1..].iter().any(|x| x.target == Some(t));
+        if let Some(t) = s.target.filter(|t| ci && *t != "host" && !needed_later(t)) {
+            release_target(t);
+        }
+        disk_report();
         results.push((s.name.clone(), status, d));
         if !failed.is_empty() && !o.keep_going {
             break;
