@@ -161,6 +161,48 @@ macro_rules! backends {
     };
 }
 
+/// A [`Keys`] whose every byte is zeroed once the key form inside has
+/// dropped (and wiped) itself: also the bytes of the enum's inactive
+/// variants and padding, which a move or clone copies from wherever the
+/// value was built (a clone of an AES-NI key was seen carrying stray round
+/// key bytes there, left on the stack by the clone; `ct-check`'s zeroize
+/// test).
+pub(crate) struct KeyBox<const NR: usize>(core::mem::ManuallyDrop<Keys<NR>>);
+
+impl<const NR: usize> KeyBox<NR> {
+    pub(crate) fn new(backend: Backend, key: &[u8]) -> Result<Self, UnsupportedBackend> {
+        Ok(KeyBox(core::mem::ManuallyDrop::new(Keys::new(
+            backend, key,
+        )?)))
+    }
+}
+
+impl<const NR: usize> core::ops::Deref for KeyBox<NR> {
+    type Target = Keys<NR>;
+    #[inline(always)]
+    fn deref(&self) -> &Keys<NR> {
+        &self.0
+    }
+}
+
+impl<const NR: usize> Clone for KeyBox<NR> {
+    fn clone(&self) -> Self {
+        KeyBox(core::mem::ManuallyDrop::new(Keys::clone(&self.0)))
+    }
+}
+
+impl<const NR: usize> Drop for KeyBox<NR> {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here; never used afterwards. Then its
+        // bytes are plain memory owned by `self` (a `ManuallyDrop` has no
+        // drop glue of its own), overwritten with volatile zero bytes.
+        unsafe {
+            core::mem::ManuallyDrop::drop(&mut self.0);
+            zeroize::zeroize_flat_type(&mut self.0 as *mut core::mem::ManuallyDrop<Keys<NR>>);
+        }
+    }
+}
+
 // The dispatch table. Order = preference.
 backends! {
     #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vaes"))]

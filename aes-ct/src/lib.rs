@@ -36,7 +36,7 @@ mod soft;
 #[doc(hidden)]
 pub mod x86;
 
-use backend::Keys;
+use backend::KeyBox;
 pub use backend::{Backend, UnsupportedBackend};
 pub use ctr::{Ctr32BE, CtrCipher, CtrCore};
 
@@ -61,7 +61,7 @@ macro_rules! common {
                 backend: Backend,
             ) -> Result<Self, UnsupportedBackend> {
                 Ok(Self {
-                    keys: Keys::new(backend, key)?,
+                    keys: KeyBox::new(backend, key)?,
                 })
             }
 
@@ -78,7 +78,7 @@ macro_rules! common {
         impl KeyInit for $name {
             #[inline]
             fn new(key: &Key<Self>) -> Self {
-                match Keys::new(Backend::detected(), key) {
+                match KeyBox::new(Backend::detected(), key) {
                     Ok(keys) => Self { keys },
                     // The detected backend passed its CPU check already; the
                     // portable one can always be built.
@@ -118,21 +118,21 @@ macro_rules! define_aes {
         #[doc = concat!($doc, " block cipher.")]
         #[derive(Clone)]
         pub struct $name {
-            keys: Keys<$nr>,
+            keys: KeyBox<$nr>,
         }
         common!($name, $ks, $nr, stringify!($name));
 
         #[doc = concat!($doc, " block cipher (encrypt-only).")]
         #[derive(Clone)]
         pub struct $enc {
-            keys: Keys<$nr>,
+            keys: KeyBox<$nr>,
         }
         common!($enc, $ks, $nr, stringify!($enc));
 
         #[doc = concat!($doc, " block cipher (decrypt-only).")]
         #[derive(Clone)]
         pub struct $dec {
-            keys: Keys<$nr>,
+            keys: KeyBox<$nr>,
         }
         common!($dec, $ks, $nr, stringify!($dec));
 
