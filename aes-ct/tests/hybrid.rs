@@ -142,11 +142,11 @@ where
     }
 }
 
-/// The register widths of the x86 bsaes code to run a backend with (the
-/// hook limits the width for keys made afterwards).
+/// The register widths of the x86 bsaes batches and vpaes pairs to run a
+/// backend with (the hook limits the width for keys made afterwards).
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 fn widths(b: Backend) -> Vec<u8> {
-    if matches!(b.name(), "hybrid" | "bsaes") {
+    if matches!(b.name(), "hybrid" | "bsaes" | "vpaes") {
         vec![1, 2, 4]
     } else {
         vec![4]

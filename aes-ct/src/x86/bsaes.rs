@@ -44,27 +44,12 @@ use cipher::{
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use core::{
-    ops::{BitAnd, BitOr, BitXor, Not},
-    sync::atomic::{AtomicU8, Ordering},
-};
+use core::ops::{BitAnd, BitOr, BitXor, Not};
 use zeroize::ZeroizeOnDrop;
 
 cpufeatures::new!(cpu_ssse3, "ssse3");
 cpufeatures::new!(cpu_avx2, "avx2");
 cpufeatures::new!(cpu_avx512, "avx512f", "avx512bw");
-
-/// Widest register the batch code may use, in 128-bit lanes (1, 2 or 4);
-/// lowered by [`limit_width`] so tests and benchmarks can run the SSSE3 and
-/// AVX2 code on a CPU that has AVX-512.
-static MAX_LANES: AtomicU8 = AtomicU8::new(4);
-
-/// Limit the bsaes register width to `lanes` 128-bit lanes (1: SSSE3,
-/// 8 blocks; 2: AVX2, 16 blocks; 4: AVX-512, 32 blocks) for keys made
-/// afterwards. A test and benchmark hook.
-pub fn limit_width(lanes: u8) {
-    MAX_LANES.store(lanes, Ordering::Relaxed);
-}
 
 /// A register of bit planes: `LANES` 128-bit lanes of 8 blocks each.
 /// Values of the implementing types exist only inside this module's
@@ -580,7 +565,7 @@ impl Bitsliced<Vpaes> for Bsaes {
             1
         };
         Some(Bsaes {
-            lanes: hw.min(MAX_LANES.load(Ordering::Relaxed)).max(1),
+            lanes: hw.min(super::simd_lanes()).max(1),
         })
     }
 
@@ -668,7 +653,7 @@ mod tests {
     /// width this CPU has gives the same result as vpaes, for whole
     /// batches and for short (padded) runs.
     fn conversion<const NR: usize>(lanes: u8) {
-        limit_width(lanes);
+        crate::x86::bsaes_limit_width(lanes);
         let (Some(vt), Some(bt)) = (Vpaes::token(), Bsaes::token()) else {
             return;
         };
@@ -724,6 +709,6 @@ mod tests {
             conversion::<12>(lanes);
             conversion::<14>(lanes);
         }
-        limit_width(4);
+        crate::x86::bsaes_limit_width(4);
     }
 }

@@ -15,10 +15,25 @@ pub(crate) mod vaes;
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
 pub(crate) mod vpaes;
 
-/// Test and benchmark hook: limit the bsaes register width (1: SSSE3,
-/// 2: AVX2, 4: AVX-512) for keys made afterwards.
-#[cfg(any(feature = "bsaes", feature = "hybrid"))]
-pub use bsaes::limit_width as bsaes_limit_width;
+/// Widest register the vpaes and bsaes code may use, in 128-bit lanes (1,
+/// 2 or 4); lowered by [`bsaes_limit_width`] so tests and benchmarks can
+/// run the SSSE3 and AVX2 code on a CPU that has AVX-512.
+#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+static SIMD_LANES: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(4);
+
+#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+fn simd_lanes() -> u8 {
+    SIMD_LANES.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// Test and benchmark hook: limit the register width of the bsaes batches
+/// (1: SSSE3, 8 blocks; 2: AVX2, 16 blocks; 4: AVX-512, 32 blocks) and of
+/// vpaes block pairs (1: two 128-bit chains; 2 or more: one 256-bit
+/// register, AVX2) for keys made afterwards.
+#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+pub fn bsaes_limit_width(lanes: u8) {
+    SIMD_LANES.store(lanes, core::sync::atomic::Ordering::Relaxed);
+}
 
 /// Test and benchmark hook: limit the VAES vector width (2: AVX2, 4:
 /// AVX-512) for keys made afterwards.
@@ -29,6 +44,6 @@ pub use vaes::limit_width as vaes_limit_width;
 #[cfg(not(feature = "vaes"))]
 pub fn vaes_limit_width(_lanes: u8) {}
 
-/// Without bsaes compiled in, the hook does nothing.
-#[cfg(not(any(feature = "bsaes", feature = "hybrid")))]
+/// Without vpaes/bsaes compiled in, the hook does nothing.
+#[cfg(not(any(feature = "vpaes", feature = "bsaes", feature = "hybrid")))]
 pub fn bsaes_limit_width(_lanes: u8) {}
