@@ -711,6 +711,68 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
     }
 }
 
+/// The counter blocks of the batch whose first counter is `c`, in N
+/// vectors, with the counter word little-endian (so it can be added to;
+/// `cswap` makes the real block; the 32-bit add wraps as GCM's inc32).
+///
+/// # Safety
+/// `V`'s features.
+#[inline(always)]
+unsafe fn ctr_le<V: Lanes>(j0: &Block, c: u32) -> [V; MAXN] {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let mut b = [0u8; 16];
+        b[..12].copy_from_slice(&j0[..12]);
+        b[12..].copy_from_slice(&c.to_le_bytes());
+        let step = V::bcast(_mm_set_epi32(V::L as i32, 0, 0, 0));
+        let mut v = [V::bcast(ld(&b)).add32(V::lane_index()); MAXN];
+        for k in 1..V::N {
+            v[k] = v[k - 1].add32(step);
+        }
+        v
+    }
+}
+
+/// [`ctr_le`] in the real (big-endian) byte order. The main loops keep
+/// this form and make the next batch's by adding 16 to the last byte
+/// ([`ctr_next_be`]): 4 fewer shuffles per batch on the port the
+/// multiplies use.
+///
+/// # Safety
+/// `V`'s features.
+#[inline(always)]
+unsafe fn ctr_be<V: Lanes>(j0: &Block, c: u32, cswap: V) -> [V; MAXN] {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let mut v = ctr_le::<V>(j0, c);
+        for x in &mut v[..V::N] {
+            *x = x.shuf(cswap);
+        }
+        v
+    }
+}
+
+/// From the batch at counter `c` to the next: one add per vector while
+/// the last byte does not carry (14 batches of 16 in 16; the public
+/// counter decides, no secret), else rebuilt.
+///
+/// # Safety
+/// `V`'s features.
+#[inline(always)]
+unsafe fn ctr_next_be<V: Lanes>(cb: &mut [V; MAXN], j0: &Block, c: u32, cswap: V) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if c & 0xff <= (256 - 2 * BATCH) as u32 {
+            let inc = V::bcast(_mm_set_epi32((BATCH as i32) << 24, 0, 0, 0));
+            for x in &mut cb[..V::N] {
+                *x = x.add32(inc);
+            }
+        } else {
+            *cb = ctr_be::<V>(j0, c.wrapping_add(BATCH as u32), cswap);
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn body<V: Lanes, const NR: usize>(
@@ -762,47 +824,10 @@ unsafe fn body<V: Lanes, const NR: usize>(
             hash_aad(&c, &pm, aad)
         };
 
-        // Counter blocks with the counter word little-endian, so it can be
-        // added to; `cswap` makes the real block. The 32-bit add wraps as
-        // GCM's inc32 does. `le(c)`: the N vectors of the batch whose
-        // first counter is `c`.
+        // Counter blocks: see `ctr_le` / `ctr_be`.
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-        let c_swap = c.cswap;
-        let step = V::bcast(_mm_set_epi32(l as i32, 0, 0, 0));
-        let le = |c: u32| {
-            let mut b = [0u8; 16];
-            b[..12].copy_from_slice(&j0[..12]);
-            b[12..].copy_from_slice(&c.to_le_bytes());
-            let mut v = [V::bcast(ld(&b)).add32(V::lane_index()); MAXN];
-            for k in 1..V::N {
-                v[k] = v[k - 1].add32(step);
-            }
-            v
-        };
-        // In the main loops the counter blocks are kept in their real
-        // (big-endian) form and the next batch's made by adding 16 to the
-        // last byte, as long as that byte does not carry (14 batches of 16;
-        // the public counter decides, no secret): 4 fewer shuffles per
-        // batch on the port the multiplies use.
-        let be = |c: u32| {
-            let mut v = le(c);
-            for x in &mut v[..V::N] {
-                *x = x.shuf(c_swap);
-            }
-            v
-        };
-        let inc_be = V::bcast(_mm_set_epi32((BATCH as i32) << 24, 0, 0, 0));
-        let next_be = |cb: &mut [V; MAXN], c: u32| {
-            if c & 0xff <= (256 - 2 * BATCH) as u32 {
-                for x in &mut cb[..V::N] {
-                    *x = x.add32(inc_be);
-                }
-            } else {
-                *cb = be(c.wrapping_add(BATCH as u32));
-            }
-        };
         let mut cnt = ctr0;
-        let mut cb = be(ctr0);
+        let mut cb = ctr_be::<V>(j0, ctr0, c.cswap);
         // The multiplies (and the reduction's inputs) go right after AES
         // round 1, vector 0 (which takes `acc`) last. Early in program order
         // they reach the scheduler while the AES rounds still wait on each
@@ -835,7 +860,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 for k in 0..V::N {
                     x[k] = cb[k].xor(rk[0]);
                 }
-                next_be(&mut cb, cnt);
+                ctr_next_be(&mut cb, j0, cnt, c.cswap);
                 cnt = cnt.wrapping_add(BATCH as u32);
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
@@ -881,7 +906,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                         d[k] = V::load(inp.add(off + 16 * l * k));
                     }
                 }
-                next_be(&mut cb, cnt);
+                ctr_next_be(&mut cb, j0, cnt, c.cswap);
                 cnt = cnt.wrapping_add(BATCH as u32);
                 let input = |k: usize, d: &[V; MAXN]| {
                     if V::KEEP {
@@ -921,7 +946,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let lens = bswap(ld(&lens));
         let h1 = ld(&key.h[NPOW - 1]);
         let r = len - off;
-        let ctrs = le(cnt);
+        let ctrs = ctr_le::<V>(j0, cnt);
         let (i, o) = (inp.add(off), out.add(off));
         acc = match r.div_ceil(16 * l) {
             0 => tail::<V, NR, 0>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
