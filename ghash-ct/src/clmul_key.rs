@@ -21,8 +21,9 @@ pub(crate) struct ClmulKey<T: Copy, const N: usize> {
 }
 
 impl<T: Copy, const N: usize> ClmulKey<T, N> {
-    pub(crate) fn new(token: T, h: u128) -> Self {
-        let p = Powers::<N>::new(h);
+    /// `dot`: the backend's own product (see `Powers::new_with`).
+    pub(crate) fn new(token: T, h: u128, dot: impl Fn(u128, u128) -> u128) -> Self {
+        let p = Powers::<N>::new_with(h, dot);
         let mut hd = [0u128; N];
         let mut md = [0u128; N];
         for i in 0..N {

@@ -122,6 +122,24 @@ fn update_impl<const GHASH: bool>(key: &ClmulKey<Token, WAYS>, acc: &mut u128, b
     unsafe { vst1q_u64((acc as *mut u128).cast(), a) };
 }
 
+/// One POLYVAL product `a * b * x^-128` (for the key powers).
+#[target_feature(enable = "neon,aes")]
+fn dot(a: u128, b: u128) -> u128 {
+    let (x, y) = (ld(&a), ld(&b));
+    let lo = pmull_lo(x, y);
+    let hi = pmull_hi(x, y);
+    let mid = veorq_u64(pmull_lo(swap(x), y), pmull_hi(swap(x), y));
+    let z = vdupq_n_u64(0);
+    // mid << 64 into lo, mid >> 64 into hi.
+    let lo = veorq_u64(lo, vextq_u64::<1>(z, mid));
+    let hi = veorq_u64(hi, vextq_u64::<1>(mid, z));
+    let r = reduce(lo, hi);
+    let mut out = 0u128;
+    // SAFETY: 16 writable bytes.
+    unsafe { vst1q_u64((&mut out as *mut u128).cast(), r) };
+    out
+}
+
 /// The PMULL engine.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pmull;
@@ -135,7 +153,10 @@ impl crate::backend::Engine for Pmull {
     }
 
     fn new_key(token: Token, h: u128) -> Self::Key {
-        ClmulKey::new(token, h)
+        ClmulKey::new(token, h, |a, b| {
+            // SAFETY: the token proves the crypto extension (PMULL).
+            unsafe { dot(a, b) }
+        })
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {

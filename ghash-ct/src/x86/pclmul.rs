@@ -26,9 +26,34 @@ cpufeatures::new!(cpu_pclmul, "pclmulqdq", "ssse3");
 /// Blocks per reduction.
 const WAYS: usize = 8;
 
-/// Proof that this CPU has PCLMULQDQ and SSSE3.
+/// Proof that this CPU has PCLMULQDQ and SSSE3 (made here, or from the
+/// VPCLMULQDQ tokens, whose CPU checks include both).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Token(());
+pub(crate) struct Token(pub(super) ());
+
+/// One POLYVAL product `a * b * x^-128` (for the key powers).
+pub(crate) fn dot(_: Token, a: u128, b: u128) -> u128 {
+    // SAFETY: the token proves PCLMULQDQ and SSSE3.
+    unsafe { dot_impl(a, b) }
+}
+
+#[target_feature(enable = "pclmulqdq,ssse3")]
+fn dot_impl(a: u128, b: u128) -> u128 {
+    let (x, y) = (ld(&a), ld(&b));
+    let lo = _mm_clmulepi64_si128::<0x00>(x, y);
+    let hi = _mm_clmulepi64_si128::<0x11>(x, y);
+    let mid = _mm_xor_si128(
+        _mm_clmulepi64_si128::<0x01>(x, y),
+        _mm_clmulepi64_si128::<0x10>(x, y),
+    );
+    let r = reduce(
+        _mm_xor_si128(lo, _mm_slli_si128::<8>(mid)),
+        _mm_xor_si128(hi, _mm_srli_si128::<8>(mid)),
+    );
+    let mut out = 0u128;
+    st(&mut out, r);
+    out
+}
 
 /// Load 16 bytes (no alignment needed).
 #[inline(always)]
@@ -143,7 +168,7 @@ impl crate::backend::Engine for Pclmul {
     }
 
     fn new_key(token: Token, h: u128) -> Self::Key {
-        ClmulKey::new(token, h)
+        ClmulKey::new(token, h, |a, b| dot(token, a, b))
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {

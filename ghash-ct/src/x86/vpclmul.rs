@@ -163,7 +163,9 @@ impl crate::backend::Engine for Vpclmul512 {
     }
 
     fn new_key(token: Token512, h: u128) -> Self::Key {
-        ClmulKey::new(token, h)
+        // The VPCLMULQDQ check includes PCLMULQDQ and SSSE3.
+        let t = super::pclmul::Token(());
+        ClmulKey::new(token, h, |a, b| super::pclmul::dot(t, a, b))
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
@@ -186,7 +188,9 @@ impl crate::backend::Engine for Vpclmul256 {
     }
 
     fn new_key(token: Token256, h: u128) -> Self::Key {
-        ClmulKey::new(token, h)
+        // The VPCLMULQDQ check includes PCLMULQDQ and SSSE3.
+        let t = super::pclmul::Token(());
+        ClmulKey::new(token, h, |a, b| super::pclmul::dot(t, a, b))
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
