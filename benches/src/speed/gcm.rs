@@ -18,6 +18,9 @@
 //! set up once. Seal runs on the same buffer again and again; open first
 //! copies the ciphertext back into the buffer (every row alike; a memcpy
 //! per message). Each row is checked against RustCrypto's output first.
+//!
+//! A last table times key setup (`KeyInit::new` and drop), for code that
+//! makes a key per message.
 
 use super::{Col, Ctx, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
@@ -310,8 +313,76 @@ where
     }
 }
 
+#[rustfmt::skip]
+const KEY_COLS: &[Col] = &[
+    Col { key: "128", header: "AES-128 ns", lower_is_better: true },
+    Col { key: "256", header: "AES-256 ns", lower_is_better: true },
+];
+
+/// Key setup: `KeyInit::new` and drop (round keys, H and its powers, the
+/// wipe on drop), for code that makes a key per message.
+fn key_setup(ctx: &mut Ctx) {
+    let t = "AES-GCM key setup";
+    ctx.table(t, "ns per KeyInit::new + drop", KEY_COLS);
+    let (k16, k32) = ([0x5au8; 16], [0x5au8; 32]);
+    let ours = "aes-gcm-ct auto";
+    let rc_auto = "RustCrypto aes-gcm 0.11 auto";
+    let rc_soft = "RustCrypto aes-gcm 0.11 soft";
+    let ring_name = "ring 0.17";
+    let ns = |ctx: &Ctx, f: &mut dyn FnMut()| ctx.measure(f) * 1e9;
+    let ours_cells = |ctx: &Ctx| {
+        vec![
+            ("128".to_owned(), ns(ctx, &mut || {
+                keep(aes_gcm_ct::Aes128Gcm::new(keep(&k16.into())));
+            })),
+            ("256".to_owned(), ns(ctx, &mut || {
+                keep(aes_gcm_ct::Aes256Gcm::new(keep(&k32.into())));
+            })),
+        ]
+    };
+    if ctx.wants(Role::Ours) {
+        let c = ours_cells(ctx);
+        ctx.row(t, Role::Ours, ours, c);
+    }
+    if ctx.opts.soft_build {
+        let c = ours_cells(ctx);
+        ctx.row(t, Role::Ours, SOFTWARE, c);
+    }
+    let c = vec![
+        ("128".to_owned(), ns(ctx, &mut || {
+            keep(aes_gcm::Aes128Gcm::new(keep(&k16.into())));
+        })),
+        ("256".to_owned(), ns(ctx, &mut || {
+            keep(aes_gcm::Aes256Gcm::new(keep(&k32.into())));
+        })),
+    ];
+    let rc = if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto };
+    ctx.row(t, Role::Reference, rc, c);
+    if ctx.wants(Role::Other) {
+        let ring_key = |alg: &'static ring::aead::Algorithm, k: &[u8]| {
+            let Ok(u) = ring::aead::UnboundKey::new(alg, k) else {
+                unreachable!("key length matches")
+            };
+            ring::aead::LessSafeKey::new(u)
+        };
+        let c = vec![
+            ("128".to_owned(), ns(ctx, &mut || {
+                keep(ring_key(&ring::aead::AES_128_GCM, keep(&k16)));
+            })),
+            ("256".to_owned(), ns(ctx, &mut || {
+                keep(ring_key(&ring::aead::AES_256_GCM, keep(&k32)));
+            })),
+        ];
+        ctx.row(t, Role::Other, ring_name, c);
+    }
+    ctx.ratio(t, ours, ring_name);
+    ctx.ratio(t, ours, rc_auto);
+    ctx.ratio(t, SOFTWARE, rc_soft);
+}
+
 /// The suite entry point.
 pub fn run(ctx: &mut Ctx) {
     one_size::<aes_ct::Aes128, aes_gcm::Aes128Gcm>(ctx, 128);
     one_size::<aes_ct::Aes256, aes_gcm::Aes256Gcm>(ctx, 256);
+    key_setup(ctx);
 }
