@@ -520,10 +520,9 @@ unsafe fn mul_acc<V: Lanes>(s: &mut Acc<V>, y: V, h: V) {
 /// (Montgomery, as `aesni_clmul::reduce`, lane-wise: the reduction is
 /// linear, so reducing the lanes and then XORing them equals reducing
 /// their XOR), then fold the lanes. Reducing before folding folds one
-/// vector instead of three (per 16 blocks: 12 fewer vector operations on
-/// the two ports the AES rounds share with everything else when 512-bit
-/// operations run; the middle term's halves merge into the lo/hi sums
-/// in full vectors).
+/// vector instead of three (the AES-128 loop went from 105 to 98 vector
+/// operations per 16 blocks; alone it measured within noise, the loop is
+/// bound elsewhere; see `mul_round` in `body`).
 #[inline(always)]
 unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>) -> __m128i {
     // SAFETY: the trait contract is the caller's.
