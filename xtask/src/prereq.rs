@@ -80,10 +80,30 @@ pub fn cross_tools(triple: &str) -> Vec<Need> {
             // with it): the linker, and ring's C build in dev-dependencies.
             Need::Tool {
                 path: "/usr/lib32/crt1.o",
-                package: "gcc-multilib",
+                package: multilib_package(),
             },
         ],
         _ => vec![Need::Target(leak(triple))],
+    }
+}
+
+/// The host gcc's own multilib package (`gcc-12-multilib` on Debian 12),
+/// not the `gcc-multilib` metapackage: the ARM cross compilers declare
+/// `Conflicts: gcc-multilib`, so installing it removed them (and the cross
+/// steps, re-installing them, removed it again; a fresh machine asked for
+/// all of them at once gets "held broken packages").
+fn multilib_package() -> &'static str {
+    let out = Command::new("gcc").arg("-dumpversion").output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let v = String::from_utf8_lossy(&o.stdout);
+            let major = v.trim().split('.').next().unwrap_or("");
+            if !major.is_empty() && major.bytes().all(|b| b.is_ascii_digit()) {
+                return leak(&format!("gcc-{major}-multilib"));
+            }
+            "gcc-multilib"
+        }
+        _ => "gcc-multilib",
     }
 }
 
