@@ -205,6 +205,15 @@ pub(crate) struct Policy {
 /// * AVX2 (16-block pass, 235 ns): converted from 8 (vpaes 256 ns), fresh
 ///   from 12 (conversion + pass 385-400 ns vs vpaes 402 ns); never vpaes
 ///   for a batch (980 ns vs 620 ns).
+/// * Re-measured 2026-11-30 on an Intel Xeon (AVX-512) after vpaes pairs
+///   moved into one 256-bit register where AVX2 exists (28 ns per block
+///   instead of 31), `encrypt_blocks` of n < 32 blocks, hybrid (fresh
+///   conversion + pass + scrub) / vpaes: AVX-512 width 14: 473/360,
+///   16: 455/413, 19: 512/503, 20: 505/513, 22: 502/572 -> fresh from 20
+///   (was 14); AVX2 width 12: 488/309, 16: 469/418, 24: 658/634,
+///   28: 644/730 -> fresh from 26 (was 12); SSSE3 unchanged (never).
+///   The converted thresholds still hold (8 blocks: vpaes 208-213 ns, a
+///   128-bit pass ~210 ns).
 /// * SSSE3 (8-block pass, 210 ns): converted from 7 (vpaes 228 ns); a
 ///   fresh conversion never pays inside one tail (16 blocks: 580 ns vs
 ///   523 ns); a whole first batch breaks even (990 ns vs 980 ns) and the
@@ -219,12 +228,12 @@ pub(crate) const X86_POLICY: [Policy; 3] = [
     Policy {
         vpaes_batches: 0,
         tail_bsaes_converted: 8,
-        tail_bsaes_fresh: 12,
+        tail_bsaes_fresh: 26,
     },
     Policy {
         vpaes_batches: 0,
         tail_bsaes_converted: 9,
-        tail_bsaes_fresh: 14,
+        tail_bsaes_fresh: 20,
     },
 ];
 
