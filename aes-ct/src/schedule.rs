@@ -49,19 +49,15 @@ pub(crate) enum Hw {
     Armv8,
 }
 
-#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
-cpufeatures::new!(cpu_aes_sched, "aes", "sse2");
-#[cfg(all(target_arch = "aarch64", feature = "armv8"))]
-cpufeatures::new!(cpu_aes_sched, "aes");
-
 impl Hw {
+    /// The hardware backends' own CPU checks (cached).
     pub(crate) fn detect() -> Self {
         #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
-        if cpu_aes_sched::get() {
+        if <crate::x86::aesni::AesNi as crate::backend::Engine>::token().is_some() {
             return Hw::AesNi;
         }
         #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
-        if cpu_aes_sched::get() {
+        if <crate::aarch64::armv8::ArmV8 as crate::backend::Engine>::token().is_some() {
             return Hw::Armv8;
         }
         Hw::Soft

@@ -101,6 +101,14 @@ fn agg<const GHASH: bool>(
         hi = veorq_u64(hi, pmull_hi(x, h));
         mid = veorq_u64(mid, pmull_lo(veorq_u64(x, swap(x)), k));
     }
+    finish(lo, mid, hi)
+}
+
+/// Karatsuba recombination (`mid` is the product of the half sums) and
+/// reduction of summed products.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+fn finish(lo: uint64x2_t, mid: uint64x2_t, hi: uint64x2_t) -> uint64x2_t {
     let mid = veorq_u64(mid, veorq_u64(lo, hi));
     let z = vdupq_n_u64(0);
     let lo = veorq_u64(lo, vextq_u64::<1>(z, mid));
@@ -126,14 +134,8 @@ fn update_impl<const GHASH: bool>(key: &ClmulKey<Token, WAYS>, acc: &mut u128, b
 #[target_feature(enable = "neon,aes")]
 fn dot(a: u128, b: u128) -> u128 {
     let (x, y) = (ld(&a), ld(&b));
-    let lo = pmull_lo(x, y);
-    let hi = pmull_hi(x, y);
-    let mid = veorq_u64(pmull_lo(swap(x), y), pmull_hi(swap(x), y));
-    let z = vdupq_n_u64(0);
-    // mid << 64 into lo, mid >> 64 into hi.
-    let lo = veorq_u64(lo, vextq_u64::<1>(z, mid));
-    let hi = veorq_u64(hi, vextq_u64::<1>(mid, z));
-    let r = reduce(lo, hi);
+    let (xm, ym) = (veorq_u64(x, swap(x)), veorq_u64(y, swap(y)));
+    let r = finish(pmull_lo(x, y), pmull_lo(xm, ym), pmull_hi(x, y));
     let mut out = 0u128;
     // SAFETY: 16 writable bytes.
     unsafe { vst1q_u64((&mut out as *mut u128).cast(), r) };

@@ -40,15 +40,12 @@ pub(crate) fn dot(_: Token, a: u128, b: u128) -> u128 {
 #[target_feature(enable = "pclmulqdq,ssse3")]
 fn dot_impl(a: u128, b: u128) -> u128 {
     let (x, y) = (ld(&a), ld(&b));
-    let lo = _mm_clmulepi64_si128::<0x00>(x, y);
-    let hi = _mm_clmulepi64_si128::<0x11>(x, y);
-    let mid = _mm_xor_si128(
-        _mm_clmulepi64_si128::<0x01>(x, y),
-        _mm_clmulepi64_si128::<0x10>(x, y),
-    );
-    let r = reduce(
-        _mm_xor_si128(lo, _mm_slli_si128::<8>(mid)),
-        _mm_xor_si128(hi, _mm_srli_si128::<8>(mid)),
+    let xm = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
+    let ym = _mm_xor_si128(y, _mm_shuffle_epi32::<0x4e>(y));
+    let r = finish(
+        _mm_clmulepi64_si128::<0x00>(x, y),
+        _mm_clmulepi64_si128::<0x00>(xm, ym),
+        _mm_clmulepi64_si128::<0x11>(x, y),
     );
     let mut out = 0u128;
     st(&mut out, r);
