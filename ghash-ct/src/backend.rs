@@ -96,6 +96,15 @@ backends! {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Pclmul => crate::x86::pclmul::Pclmul, "pclmul",
         "PCLMULQDQ (128-bit), 8 blocks per reduction.";
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Vpmuludq512 => crate::x86::pmuludq::Vpmuludq512, "vpmuludq512",
+        "No PCLMULQDQ: `vpmuludq` with holes on 512-bit vectors (AVX-512).";
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Vpmuludq256 => crate::x86::pmuludq::Vpmuludq256, "vpmuludq256",
+        "No PCLMULQDQ: `vpmuludq` with holes on 256-bit vectors (AVX2).";
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Pmuludq => crate::x86::pmuludq::Pmuludq, "pmuludq",
+        "No PCLMULQDQ: `pmuludq` with holes on 128-bit vectors (SSSE3).";
     #[cfg(target_arch = "aarch64")]
     Pmull => crate::aarch64::pmull::Pmull, "pmull",
         "ARMv8 64-bit PMULL, aggregated reduction.";
