@@ -12,24 +12,28 @@
 //! bits of each lane and ignores the rest).
 //!
 //! Our arrangement (no tables, no data-dependent branch or index):
-//! - A block X occupies two lanes, X.lo and X.hi; the key power P of its
-//!   position occupies the same two lanes twice: "diagonal" (P.lo, P.hi) and
-//!   "cross" (P.hi, P.lo). Diagonal lanes give X.lo*P.lo and X.hi*P.hi,
-//!   cross lanes the two middle products: the 128x128 product as four
-//!   64x64 ones, each lane's by Karatsuba over 32-bit halves (three
-//!   32x32 products of 16 `pmuludq` each). The key's pieces are split into
-//!   classes once, at key setup.
+//! - 128x128 by Karatsuba over 64-bit halves: a run's blocks X lie in the
+//!   lanes as X.lo, X.hi ("diagonal", times P.lo, P.hi of the block's key
+//!   power P) and, in a second set of vectors, as X.lo ^ X.hi, one lane
+//!   per block (times P.lo ^ P.hi). Each lane's 64x64 product is itself
+//!   Karatsuba over 32-bit halves: three 32x32 products of 16 `pmuludq`.
+//!   So 3 lanes x 48 = 144 lane multiplies per block: 18 `vpmuludq` on
+//!   512-bit vectors, 72 `pmuludq` on 128-bit ones. The key's pieces are
+//!   split into classes once, at key setup.
 //! - Runs of W = 8 blocks take the powers H^8..H^1; the unmasked class
 //!   products of a whole run are XOR-summed per lane (XOR carries nothing
 //!   between positions, and each product is exact on its own), so masking,
 //!   recombination, the fold across lanes and the one reduction happen once
-//!   per run. A shorter run is zero-padded in front to a whole vector.
-//! - Per vector of data: 96 `pmuludq`, ~96 XORs (fused in threes by
-//!   `vpternlogq` on AVX-512) and ~20 shifts and masks; per run ~60
-//!   operations to finish. One block is one 128-bit vector, four are one
-//!   512-bit vector. Against the 64-bit scalar form (`soft64`, ~460
-//!   instructions per block, 48 widening `mul`), this trades instruction
-//!   count for vector width: see `aes-gcm-ct/README.md` for measured rates.
+//!   per run (~60 operations). A shorter run is zero-padded in front to
+//!   whole vectors.
+//! - Measured (`speed ghash`, 16 KiB, x86_64 with AVX-512): 512-bit
+//!   2.1 GB/s, 256-bit 1.55 GB/s, 128-bit 0.90 GB/s against 0.72 GB/s for
+//!   the 64-bit scalar form (`soft64`, ~460 instructions and 48 widening
+//!   `mul` per block); i686: 128-bit 0.79 GB/s against `soft32` 0.73.
+//!   A lone block costs more than `soft64`'s (16-byte messages: 0.28 vs
+//!   0.37 GB/s): two vectors of 48 multiplies and the fixed finish.
+//!   The `vpmuludq` multiply throughput is the bound (1 per cycle at 512
+//!   bits on this CPU).
 //!
 //! Where it matters: x86 CPUs without PCLMULQDQ (Core 2, early Atom,
 //! virtual machines that hide PCLMULQDQ), whose SSSE3 width is the design's
@@ -57,43 +61,54 @@ const M32: u64 = 0x1111_1111;
 /// Bits 0, 4, 8, ... of a 64-bit product (class 0 of a 32x32 product).
 const M64: u64 = 0x1111_1111_1111_1111;
 
-/// Key powers: `k[t][p][c][j]` is, for the block at run position j (power
-/// H^(W - j)), class c of Karatsuba piece p (lo, hi, lo ^ hi of a 64-bit
-/// word) of the two lanes of layout t (0: diagonal (P.lo, P.hi); 1: cross
-/// (P.hi, P.lo)). Each entry is below 2^32. A vector of n lanes at run
-/// position j reads `k[t][p][c][j .. j + n / 2]` (contiguous).
+/// Key powers, for the block at run position j (power P = H^(W - j)):
+/// `d[p][c][2j + s]` is class c of 32-bit piece p (lo, hi, lo ^ hi of the
+/// 64-bit word) of word s of P (the diagonal products X.lo * P.lo,
+/// X.hi * P.hi), and `m[p][c][j]` the same of P.lo ^ P.hi (the Karatsuba
+/// middle product). Each entry is below 2^32; a vector of n lanes reads n
+/// consecutive entries.
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub(crate) struct PmuludqKey<T: Copy> {
-    k: [[[[[u64; 2]; W]; 4]; 3]; 2],
+    d: [[[u64; 2 * W]; 4]; 3],
+    m: [[[u64; W]; 4]; 3],
     _token: T,
 }
 
 impl<T: Copy> Zeroize for PmuludqKey<T> {
     fn zeroize(&mut self) {
-        self.k.zeroize();
+        self.d.zeroize();
+        self.m.zeroize();
     }
+}
+
+/// The four classes of the three 32-bit Karatsuba pieces of a 64-bit word.
+fn classes_of(y: u64) -> [[u64; 4]; 3] {
+    let (yl, yh) = (y & 0xFFFF_FFFF, y >> 32);
+    [yl, yh, yl ^ yh].map(|piece| [0, 1, 2, 3].map(|c| piece & M32 << c))
 }
 
 impl<T: Copy> PmuludqKey<T> {
     fn new(token: T, h: u128) -> Self {
         let pw = Powers::<W>::new(h);
-        let mut k = [[[[[0u64; 2]; W]; 4]; 3]; 2];
+        let mut key = Self {
+            d: [[[0; 2 * W]; 4]; 3],
+            m: [[[0; W]; 4]; 3],
+            _token: token,
+        };
         for j in 0..W {
             let p = pw.0[W - 1 - j];
             let (lo, hi) = (p as u64, (p >> 64) as u64);
-            for (t, lanes) in [[lo, hi], [hi, lo]].iter().enumerate() {
-                for (s, &y) in lanes.iter().enumerate() {
-                    let (yl, yh) = (y & 0xFFFF_FFFF, y >> 32);
-                    for (pc, piece) in [yl, yh, yl ^ yh].into_iter().enumerate() {
-                        for c in 0..4 {
-                            k[t][pc][c][j][s] = piece & M32 << c;
-                        }
-                    }
+            let [cl, ch, cm] = [lo, hi, lo ^ hi].map(classes_of);
+            for pc in 0..3 {
+                for c in 0..4 {
+                    key.d[pc][c][2 * j] = cl[pc][c];
+                    key.d[pc][c][2 * j + 1] = ch[pc][c];
+                    key.m[pc][c][j] = cm[pc][c];
                 }
             }
         }
-        Self { k, _token: token }
+        key
     }
 }
 
@@ -101,12 +116,12 @@ impl<T: Copy> PmuludqKey<T> {
 /// callers are `target_feature` functions that enable what the impl needs
 /// (the trait contract), and inline them.
 trait Lane: Copy {
-    /// Blocks per vector (two 64-bit lanes each).
-    const BLOCKS: usize;
+    /// 64-bit lanes per vector.
+    const LANES: usize;
     unsafe fn zero() -> Self;
     unsafe fn splat(x: u64) -> Self;
-    /// `BLOCKS` pairs of words from `p` (readable for that many).
-    unsafe fn load(p: *const [u64; 2]) -> Self;
+    /// `LANES` words from `p` (readable for that many).
+    unsafe fn load(p: *const u64) -> Self;
     unsafe fn and(self, o: Self) -> Self;
     unsafe fn xor(self, o: Self) -> Self;
     unsafe fn or(self, o: Self) -> Self;
@@ -120,10 +135,10 @@ trait Lane: Copy {
 }
 
 // SAFETY (all three impls): thin wrappers over the named intrinsics; the
-// trait contract gives the CPU features; `load` reads `BLOCKS * 16` bytes
+// trait contract gives the CPU features; `load` reads `LANES * 8` bytes
 // that its caller guarantees readable.
 impl Lane for __m128i {
-    const BLOCKS: usize = 1;
+    const LANES: usize = 2;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -135,7 +150,7 @@ impl Lane for __m128i {
         unsafe { _mm_set1_epi64x(x as i64) }
     }
     #[inline(always)]
-    unsafe fn load(p: *const [u64; 2]) -> Self {
+    unsafe fn load(p: *const u64) -> Self {
         // SAFETY: see the impl comment.
         unsafe { _mm_loadu_si128(p.cast()) }
     }
@@ -176,7 +191,7 @@ impl Lane for __m128i {
 }
 
 impl Lane for __m256i {
-    const BLOCKS: usize = 2;
+    const LANES: usize = 4;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -188,7 +203,7 @@ impl Lane for __m256i {
         unsafe { _mm256_set1_epi64x(x as i64) }
     }
     #[inline(always)]
-    unsafe fn load(p: *const [u64; 2]) -> Self {
+    unsafe fn load(p: *const u64) -> Self {
         // SAFETY: see the impl comment.
         unsafe { _mm256_loadu_si256(p.cast()) }
     }
@@ -235,7 +250,7 @@ impl Lane for __m256i {
 }
 
 impl Lane for __m512i {
-    const BLOCKS: usize = 4;
+    const LANES: usize = 8;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: see the impl comment.
@@ -247,7 +262,7 @@ impl Lane for __m512i {
         unsafe { _mm512_set1_epi64(x as i64) }
     }
     #[inline(always)]
-    unsafe fn load(p: *const [u64; 2]) -> Self {
+    unsafe fn load(p: *const u64) -> Self {
         // SAFETY: see the impl comment.
         unsafe { _mm512_loadu_si512(p.cast()) }
     }
@@ -294,29 +309,33 @@ impl Lane for __m512i {
     }
 }
 
-/// A run's data: blocks as POLYVAL elements (lo, hi words), the
-/// accumulator folded into the first; zero in front of a short run.
+/// A run's data as POLYVAL elements, the accumulator folded into the
+/// first block, zero in front of a short run: `d[2j + s]` word s of block
+/// j, `m[j]` its lo ^ hi.
 #[repr(C, align(64))]
-struct Buf([[u64; 2]; W]);
+struct Buf {
+    d: [u64; 2 * W],
+    m: [u64; W],
+}
 
 /// The masked 32x32 products of piece `P` (0: lo, 1: hi, 2: lo ^ hi) of
-/// every lane, summed over the run's vectors from `v0`: (diagonal, cross).
+/// the data words `x[v0 * LANES ..]` times the key words `k[..][same]`,
+/// summed over vectors lane by lane.
 #[inline(always)]
-unsafe fn piece<L: Lane, const P: usize>(
-    k: &[[[[[u64; 2]; W]; 4]; 3]; 2],
-    buf: &Buf,
+unsafe fn piece<L: Lane, const P: usize, const N: usize>(
+    k: &[[u64; N]; 4],
+    x: &[u64; N],
     v0: usize,
-) -> (L, L) {
-    // SAFETY: the caller enables L's features; every load reads
-    // `L::BLOCKS` pairs from run position `v * L::BLOCKS`, inside the
-    // W-entry arrays since `W` is a multiple of `L::BLOCKS`.
+) -> L {
+    // SAFETY: the caller enables L's features; every load reads `LANES`
+    // words from index `v * LANES`, inside the N-word arrays since N is a
+    // multiple of `LANES`.
     unsafe {
         let mut a = [L::zero(); 4];
-        let mut b = [L::zero(); 4];
         let m = L::splat(M32);
-        for v in v0..W / L::BLOCKS {
-            let j = v * L::BLOCKS;
-            let x = L::load(&buf.0[j]);
+        for v in v0..N / L::LANES {
+            let j = v * L::LANES;
+            let x = L::load(&x[j]);
             let x = match P {
                 0 => x,
                 1 => x.srl32(),
@@ -329,22 +348,15 @@ unsafe fn piece<L: Lane, const P: usize>(
                 x.and(L::splat(M32 << 2)),
                 x.and(L::splat(M32 << 3)),
             ];
-            let ka: [L; 4] = [
-                L::load(&k[0][P][0][j]),
-                L::load(&k[0][P][1][j]),
-                L::load(&k[0][P][2][j]),
-                L::load(&k[0][P][3][j]),
+            let kc: [L; 4] = [
+                L::load(&k[0][j]),
+                L::load(&k[1][j]),
+                L::load(&k[2][j]),
+                L::load(&k[3][j]),
             ];
-            classes(&mut a, &xc, &ka);
-            let kb: [L; 4] = [
-                L::load(&k[1][P][0][j]),
-                L::load(&k[1][P][1][j]),
-                L::load(&k[1][P][2][j]),
-                L::load(&k[1][P][3][j]),
-            ];
-            classes(&mut b, &xc, &kb);
+            classes(&mut a, &xc, &kc);
         }
-        (mask(&a), mask(&b))
+        mask(&a)
     }
 }
 
@@ -395,45 +407,63 @@ unsafe fn combine<L: Lane>(l: L, h: L, m: L) -> (__m128i, __m128i) {
     }
 }
 
-/// One run in `buf` from vector `v0` on: sum of block j times H^(W - j),
-/// reduced once.
+/// One run in `buf` from block `at` on (zero before): the sum of block j
+/// times H^(W - j), reduced once.
 #[inline(always)]
-unsafe fn run<L: Lane>(key: &[[[[[u64; 2]; W]; 4]; 3]; 2], buf: &Buf, v0: usize) -> u128 {
+unsafe fn run<L: Lane>(key: &PmuludqKey<impl Copy>, buf: &Buf, at: usize) -> u128 {
+    // Whole vectors from the first one holding a block of the run.
+    let (vd, vm) = (2 * at / L::LANES, at / L::LANES);
     // SAFETY: the caller enables L's features.
-    let (al, bl) = unsafe { piece::<L, 0>(key, buf, v0) };
+    let (dl, ml) = unsafe {
+        (
+            piece::<L, 0, { 2 * W }>(&key.d[0], &buf.d, vd),
+            piece::<L, 0, W>(&key.m[0], &buf.m, vm),
+        )
+    };
     // SAFETY: as above.
-    let (ah, bh) = unsafe { piece::<L, 1>(key, buf, v0) };
+    let (dh, mh) = unsafe {
+        (
+            piece::<L, 1, { 2 * W }>(&key.d[1], &buf.d, vd),
+            piece::<L, 1, W>(&key.m[1], &buf.m, vm),
+        )
+    };
     // SAFETY: as above.
-    let (am, bm) = unsafe { piece::<L, 2>(key, buf, v0) };
+    let (dm, mm) = unsafe {
+        (
+            piece::<L, 2, { 2 * W }>(&key.d[2], &buf.d, vd),
+            piece::<L, 2, W>(&key.m[2], &buf.m, vm),
+        )
+    };
     // SAFETY: as above.
-    let ((dlo, dhi), (clo, chi)) = unsafe { (combine(al, ah, am), combine(bl, bh, bm)) };
+    let ((dlo, dhi), (mlo, mhi)) = unsafe { (combine(dl, dh, dm), combine(ml, mh, mm)) };
     let mut o = [[0u64; 2]; 4];
-    for (slot, v) in o.iter_mut().zip([dlo, dhi, clo, chi]) {
+    for (slot, v) in o.iter_mut().zip([dlo, dhi, mlo, mhi]) {
         // SAFETY: 16 writable bytes; SSE2 is enabled with any of L's sets.
         unsafe { _mm_storeu_si128((slot as *mut [u64; 2]).cast(), v) };
     }
-    // Lane 0 (X.lo) and lane 1 (X.hi) of each sum: diagonal products land
-    // at bit 0 and 128, cross products at bit 64.
-    let [dlo, dhi, clo, chi] = o;
-    let r0 = dlo[0];
-    let r1 = dhi[0] ^ clo[0] ^ clo[1];
-    let r2 = dlo[1] ^ chi[0] ^ chi[1];
-    let r3 = dhi[1];
+    // Lane 0 of the diagonal sums holds the X.lo * P.lo products, lane 1
+    // the X.hi * P.hi ones; both lanes of the middle sums are middle
+    // products. Karatsuba: middle term = M ^ L ^ H, at bit 64.
+    let [dlo, dhi, mlo, mhi] = o;
+    let l = (dhi[0] as u128) << 64 | dlo[0] as u128;
+    let h = (dhi[1] as u128) << 64 | dlo[1] as u128;
+    let m = ((mhi[0] ^ mhi[1]) as u128) << 64 | (mlo[0] ^ mlo[1]) as u128;
+    let mid = m ^ l ^ h;
     o.zeroize();
-    reduce(
-        (r1 as u128) << 64 | r0 as u128,
-        (r3 as u128) << 64 | r2 as u128,
-    )
+    reduce(l ^ mid << 64, h ^ mid >> 64)
 }
 
 /// All of `update`, for one vector width.
 #[inline(always)]
 unsafe fn update<L: Lane, const GHASH: bool>(
-    key: &[[[[[u64; 2]; W]; 4]; 3]; 2],
+    key: &PmuludqKey<impl Copy>,
     acc: &mut u128,
     blocks: &[Block],
 ) {
-    let mut buf = Buf([[0; 2]; W]);
+    let mut buf = Buf {
+        d: [0; 2 * W],
+        m: [0; W],
+    };
     let (runs, rest) = blocks.as_chunks::<W>();
     let fill = |buf: &mut Buf, at: usize, bs: &[Block], acc: u128| {
         for (i, b) in bs.iter().enumerate() {
@@ -441,7 +471,9 @@ unsafe fn update<L: Lane, const GHASH: bool>(
             if i == 0 {
                 x ^= acc;
             }
-            buf.0[at + i] = [x as u64, (x >> 64) as u64];
+            let (lo, hi) = (x as u64, (x >> 64) as u64);
+            (buf.d[2 * (at + i)], buf.d[2 * (at + i) + 1]) = (lo, hi);
+            buf.m[at + i] = lo ^ hi;
         }
     };
     for r in runs {
@@ -451,40 +483,30 @@ unsafe fn update<L: Lane, const GHASH: bool>(
     }
     if !rest.is_empty() {
         let at = W - rest.len();
-        buf.0[..at].fill([0; 2]);
+        buf.d[..2 * at].fill(0);
+        buf.m[..at].fill(0);
         fill(&mut buf, at, rest, *acc);
         // SAFETY: as above.
-        *acc = unsafe { run::<L>(key, &buf, at / L::BLOCKS) };
+        *acc = unsafe { run::<L>(key, &buf, at) };
     }
-    buf.0.zeroize();
+    buf.d.zeroize();
+    buf.m.zeroize();
 }
 
 #[target_feature(enable = "ssse3")]
-fn update128<const GHASH: bool>(
-    key: &[[[[[u64; 2]; W]; 4]; 3]; 2],
-    acc: &mut u128,
-    blocks: &[Block],
-) {
+fn update128<const GHASH: bool>(key: &PmuludqKey<impl Copy>, acc: &mut u128, blocks: &[Block]) {
     // SAFETY: SSSE3 (with SSE2) is enabled here.
     unsafe { update::<__m128i, GHASH>(key, acc, blocks) }
 }
 
 #[target_feature(enable = "avx2,ssse3")]
-fn update256<const GHASH: bool>(
-    key: &[[[[[u64; 2]; W]; 4]; 3]; 2],
-    acc: &mut u128,
-    blocks: &[Block],
-) {
+fn update256<const GHASH: bool>(key: &PmuludqKey<impl Copy>, acc: &mut u128, blocks: &[Block]) {
     // SAFETY: AVX2 is enabled here.
     unsafe { update::<__m256i, GHASH>(key, acc, blocks) }
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx2,ssse3")]
-fn update512<const GHASH: bool>(
-    key: &[[[[[u64; 2]; W]; 4]; 3]; 2],
-    acc: &mut u128,
-    blocks: &[Block],
-) {
+fn update512<const GHASH: bool>(key: &PmuludqKey<impl Copy>, acc: &mut u128, blocks: &[Block]) {
     // SAFETY: AVX-512F is enabled here.
     unsafe { update::<__m512i, GHASH>(key, acc, blocks) }
 }
@@ -511,7 +533,7 @@ macro_rules! engine {
             fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
                 // SAFETY: a key holds the token, which `token()` only hands
                 // out after the CPU check for the update's features passed.
-                unsafe { $update::<GHASH>(&key.k, acc, blocks) }
+                unsafe { $update::<GHASH>(key, acc, blocks) }
             }
         }
     };
