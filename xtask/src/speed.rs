@@ -5,10 +5,12 @@
 //! `benches/src/speed/`). This command builds it twice in release mode:
 //! normally, and into `target/speed-soft` with
 //! `RUSTFLAGS='--cfg aes_backend="soft" --cfg polyval_backend="soft"
-//! --cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="soft64"'` so
+//! --cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="NAME"'` so
 //! RustCrypto's `aes`, `ghash` and `aes-gcm` use their portable code and
-//! aes-gcm-ct selects its software path (aes-ct `hybrid` + ghash-ct
-//! `soft64`, path `ctr-ghash`) as on a CPU without AES instructions. It
+//! aes-gcm-ct selects its software path (aes-ct `hybrid` + ghash-ct NAME,
+//! path `ctr-ghash`) as on a CPU without AES and carry-less multiply
+//! instructions: NAME is the GHASH backend ghash-ct's automatic selection
+//! takes on this CPU with PCLMULQDQ hidden (`no_clmul_ghash`). It
 //! then runs the first build, which measures every backend this CPU can
 //! run, RustCrypto auto-detected, ring and OpenSSL, asks the second build
 //! for the RustCrypto-soft and aes-gcm-ct software-path rows, and prints
@@ -32,8 +34,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
     }
     flags.push_str(concat!(
         r#"--cfg aes_backend="soft" --cfg polyval_backend="soft" "#,
-        r#"--cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="vpmuludq512""#
+        r#"--cfg aes_ct_backend="hybrid" "#
     ));
+    flags.push_str(&format!(r#"--cfg ghash_ct_backend="{}""#, no_clmul_ghash()));
     run(cargo()
         .args(["build", "--release", "-p", "benches", "--bin", "speed"])
         .env("CARGO_TARGET_DIR", &soft_dir)
@@ -47,4 +50,29 @@ pub fn main(args: &[String]) -> Result<(), String> {
         .arg("--rustcrypto-soft")
         .arg(bin(&soft_dir))
         .args(args))
+}
+
+/// The GHASH backend ghash-ct's automatic selection takes on this CPU when
+/// PCLMULQDQ is hidden (the first of its table after the carry-less
+/// multiply ones that this CPU can run).
+fn no_clmul_ghash() -> &'static str {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
+            return "vpmuludq512";
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return "vpmuludq256";
+        }
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            return "pmuludq";
+        }
+    }
+    if cfg!(target_pointer_width = "64") {
+        "soft64"
+    } else {
+        "soft32"
+    }
 }

@@ -17,8 +17,9 @@ usage: speed [options] [suite...]
   --no-openssl             skip the OpenSSL rows
   --rustcrypto-soft PATH   merge the rows of PATH, the same binary built with
                            RUSTFLAGS='--cfg aes_backend=\"soft\" --cfg polyval_backend=\"soft\"
-                           --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"soft64\"'
-                           (xtask does this): RustCrypto soft, aes-gcm-ct software path
+                           --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"NAME\"'
+                           (xtask does this; NAME: the GHASH this CPU would take without
+                           PCLMULQDQ): RustCrypto soft, aes-gcm-ct software path
   --soft-build             this is that binary: measure only the rows it adds
   --tsv                    print rows as tab-separated lines instead of tables";
 

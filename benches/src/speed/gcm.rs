@@ -5,12 +5,14 @@
 //! `openssl speed -aead -evp aes-N-gcm` (also with AES-NI and PCLMULQDQ
 //! masked on x86).
 //!
-//! The software path (aes-ct `hybrid` + ghash-ct `soft64`, path
-//! `ctr-ghash`: what a CPU without AES instructions runs) cannot be forced
+//! The software path (aes-ct `hybrid` + ghash-ct without PCLMULQDQ, e.g.
+//! `vpmuludq512`, path `ctr-ghash`: what a CPU without AES and carry-less
+//! multiply instructions runs) cannot be forced
 //! at run time on a CPU with them (`ctr-ghash` uses aes-ct's automatically
 //! selected backend and the key's automatically selected GHASH), so it is
 //! measured in the soft build, whose `--cfg aes_ct_backend="hybrid"
-//! --cfg ghash_ct_backend="soft64"` make it the automatic choice, and
+//! --cfg ghash_ct_backend="NAME"` (set by xtask) make it the automatic
+//! choice, and
 //! merged like the RustCrypto-soft rows.
 //!
 //! Every message as `bssl speed` does it: 12-byte nonce, 13 bytes of

@@ -99,7 +99,8 @@ pub struct Options {
     pub reps: u32,
     /// This run is the soft build's (xtask builds it with
     /// `--cfg aes_backend="soft" --cfg polyval_backend="soft"` and
-    /// `--cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="soft64"`):
+    /// `--cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="NAME"`, NAME
+    /// the GHASH backend this CPU would take without PCLMULQDQ):
     /// measure only the rows that need those cfgs, the RustCrypto-soft
     /// references and aes-gcm-ct's software path (see `gcm.rs`).
     pub soft_build: bool,
