@@ -47,8 +47,8 @@ use core::arch::x86_64::*;
 use core::ops::{BitAnd, BitOr, BitXor, Not};
 use zeroize::ZeroizeOnDrop;
 
-cpufeatures::new!(cpu_ssse3, "ssse3");
-cpufeatures::new!(cpu_avx2, "avx2");
+use super::{cpu_avx2, cpu_ssse3};
+
 cpufeatures::new!(cpu_avx512, "avx512f", "avx512bw");
 
 /// A register of bit planes: `LANES` 128-bit lanes of 8 blocks each.

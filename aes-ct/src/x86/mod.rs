@@ -15,6 +15,12 @@ pub(crate) mod vaes;
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
 pub(crate) mod vpaes;
 
+// CPU checks shared by vpaes and bsaes (cached by cpufeatures).
+#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+cpufeatures::new!(cpu_ssse3, "ssse3");
+#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+cpufeatures::new!(cpu_avx2, "avx2");
+
 /// Widest register the vpaes and bsaes code may use, in 128-bit lanes (1,
 /// 2 or 4); lowered by [`bsaes_limit_width`] so tests and benchmarks can
 /// run the SSSE3 and AVX2 code on a CPU that has AVX-512.

@@ -58,8 +58,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 use zeroize::ZeroizeOnDrop;
 
-cpufeatures::new!(cpu_ssse3, "ssse3");
-cpufeatures::new!(cpu_avx2, "avx2");
+use super::{cpu_avx2, cpu_ssse3};
 
 // ---------------------------------------------------------------------
 // Table derivation (compile time).
