@@ -17,7 +17,64 @@
 
 use crate::Block;
 use aead::inout::InOutBuf;
+use core::marker::PhantomData;
 use ghash_ct::GHashKey;
+
+/// Which of aes-ct's cipher types an `AesGcm` holds (`ctr-ghash` runs the
+/// `AesGcm`'s own cipher, through [`CipherRef`]).
+#[cfg(feature = "aes")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AesCt {
+    A128,
+    A192,
+    A256,
+    E128,
+    E192,
+    E256,
+}
+
+#[cfg(feature = "aes")]
+impl AesCt {
+    /// `T`'s variant, if `T` is one of aes-ct's cipher types.
+    pub(crate) fn of<T: 'static>() -> Option<Self> {
+        use core::any::TypeId;
+        let t = TypeId::of::<T>();
+        [
+            (TypeId::of::<aes_ct::Aes128>(), AesCt::A128),
+            (TypeId::of::<aes_ct::Aes192>(), AesCt::A192),
+            (TypeId::of::<aes_ct::Aes256>(), AesCt::A256),
+            (TypeId::of::<aes_ct::Aes128Enc>(), AesCt::E128),
+            (TypeId::of::<aes_ct::Aes192Enc>(), AesCt::E192),
+            (TypeId::of::<aes_ct::Aes256Enc>(), AesCt::E256),
+        ]
+        .into_iter()
+        .find_map(|(id, k)| (id == t).then_some(k))
+    }
+}
+
+/// The `AesGcm`'s cipher with its type erased: `Fused::crypt`'s paths
+/// cannot name the cipher type (the `AeadInOut` impl has no `'static`
+/// bound to downcast with), so `ctr-ghash` recovers it from the [`AesCt`]
+/// recorded at key setup.
+#[derive(Clone, Copy)]
+pub(crate) struct CipherRef<'a>(*const (), PhantomData<&'a ()>);
+
+impl<'a> CipherRef<'a> {
+    pub(crate) fn new<T>(c: &'a T) -> Self {
+        CipherRef((c as *const T).cast(), PhantomData)
+    }
+
+    /// The cipher as a `T`.
+    ///
+    /// # Safety
+    /// `T` must be the type of the value `new` was given.
+    #[allow(dead_code, reason = "targets and builds without ctr-ghash")]
+    pub(crate) unsafe fn get<T>(self) -> &'a T {
+        // SAFETY: the caller guarantees the type; the pointer came from a
+        // reference that lives for 'a.
+        unsafe { &*self.0.cast::<T>() }
+    }
+}
 
 /// What a fused path module provides.
 #[allow(dead_code, reason = "targets without a fused path")]
@@ -26,16 +83,19 @@ pub(crate) trait Engine {
     type Key: Clone;
     /// CPU check (cached by `cpufeatures`).
     fn available() -> bool;
-    /// Build the key form from the standard round keys and H = E_K(0).
-    /// `None` if the CPU cannot run this path.
+    /// Build the key form from the standard round keys and H = E_K(0), for
+    /// an `AesGcm` whose cipher is `cipher`. `None` if the CPU cannot run
+    /// this path.
     #[cfg(feature = "aes")]
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Self::Key>;
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16], cipher: AesCt) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
-    /// and the ciphertext, and return the full 16-byte tag. `ghash`: the
+    /// and the ciphertext, and return the full 16-byte tag. `cipher`: the
+    /// `AesGcm`'s cipher, of the type `new_key` was told. `ghash`: the
     /// key's GHASH powers (for paths that hash with ghash-ct; the fused
     /// paths carry their own in `Key`).
     fn crypt(
         key: &Self::Key,
+        cipher: CipherRef<'_>,
         ghash: &GHashKey,
         j0: &Block,
         aad: &[u8],
@@ -89,14 +149,15 @@ macro_rules! backends {
         }
 
         impl Fused {
-            /// Build the key form of fused path `backend`.
+            /// Build the key form of fused path `backend` for an `AesGcm`
+            /// whose cipher is `cipher`.
             #[cfg(feature = "aes")]
             #[allow(unused_variables)]
-            pub(crate) fn new(backend: Backend, rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Self> {
+            pub(crate) fn new(backend: Backend, rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16], cipher: AesCt) -> Option<Self> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::new_key(rk, h).map(Fused::$variant),
+                        Backend::$variant => <$engine as Engine>::new_key(rk, h, cipher).map(Fused::$variant),
                     )*
                     Backend::Generic => Some(Fused::Generic),
                     #[allow(unreachable_patterns)]
@@ -109,10 +170,13 @@ macro_rules! backends {
             }
 
             /// Run the message through this path; `generic` serves the
-            /// generic path.
+            /// generic path. `cipher`: the cipher of the `AesGcm` this
+            /// value was made for (`new`'s `cipher` names its type).
             #[inline]
+            #[allow(clippy::too_many_arguments, reason = "the engine's arguments plus the generic path")]
             pub(crate) fn crypt(
                 &self,
+                cipher: CipherRef<'_>,
                 ghash: &GHashKey,
                 j0: &Block,
                 aad: &[u8],
@@ -121,8 +185,8 @@ macro_rules! backends {
                 generic: impl FnOnce(InOutBuf<'_, '_, u8>) -> Block,
             ) -> Block {
                 match self {
-                    $( $(#[$cfg])* Fused::$variant(k) => <$engine as Engine>::crypt(k, ghash, j0, aad, buf, encrypt), )*
-                    Fused::Generic => { let _ = (ghash, j0, aad, encrypt); generic(buf) }
+                    $( $(#[$cfg])* Fused::$variant(k) => <$engine as Engine>::crypt(k, cipher, ghash, j0, aad, buf, encrypt), )*
+                    Fused::Generic => { let _ = (cipher, ghash, j0, aad, encrypt); generic(buf) }
                 }
             }
         }

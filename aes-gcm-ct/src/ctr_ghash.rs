@@ -24,12 +24,12 @@
 //! message.
 
 use crate::Block;
+use crate::backend::{AesCt, CipherRef};
 use crate::generic::{hash_text, wipe_block};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
-use cipher::{InnerIvInit, KeyInit, StreamCipherCore, consts::U16};
+use cipher::{InnerIvInit, StreamCipherCore, consts::U16};
 use ghash_ct::{GHashKey, GHashState};
-use zeroize::Zeroize;
 
 /// Bytes per chunk (CTR pass, then GHASH pass).
 const CHUNK: usize = 16 * 1024;
@@ -38,18 +38,19 @@ const CHUNK: usize = 16 * 1024;
 /// call for the tag mask and the text; two CTR calls cost more there).
 const SHORT: usize = 64;
 
-/// The path's key: one of aes-ct's encryption types (aes-ct's
-/// automatically selected backend), with the key's size; wiped on drop.
-/// The GHASH powers are the `AesGcm`'s own (`Engine::crypt`'s `ghash`).
-#[derive(Clone)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "long-lived keys; no_std has no Box"
-)]
-pub(crate) enum Key {
-    A128(aes_ct::Aes128Enc),
-    A192(aes_ct::Aes192Enc),
-    A256(aes_ct::Aes256Enc),
+/// The path's key: which aes-ct type the `AesGcm`'s cipher is. The path
+/// runs that cipher (its automatically selected backend); the GHASH powers
+/// are the `AesGcm`'s own (`Engine::crypt`'s `ghash`). Nothing secret, so
+/// nothing to wipe. (It held a second aes-ct key before, built from the
+/// round keys: ~3.8 KiB in every `AesGcm`, whose path enum is as large as
+/// its largest form, and a second key schedule per key.)
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Key(AesCt);
+
+impl Key {
+    pub(crate) fn new(cipher: AesCt) -> Self {
+        Key(cipher)
+    }
 }
 
 /// The path's row in the dispatch table.
@@ -66,33 +67,53 @@ impl crate::backend::Engine for CtrGhash {
         true
     }
 
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, _: &[u8; 16]) -> Option<Key> {
-        // The first round keys are the key itself (FIPS-197 5.2).
-        let r = rk.as_array();
-        let mut k = [0u8; 32];
-        k[..16].copy_from_slice(&r[0]);
-        k[16..].copy_from_slice(&r[1]);
-        let key = match rk.rounds() {
-            10 => aes_ct::Aes128Enc::new_from_slice(&k[..16]).map(Key::A128),
-            12 => aes_ct::Aes192Enc::new_from_slice(&k[..24]).map(Key::A192),
-            _ => aes_ct::Aes256Enc::new_from_slice(&k).map(Key::A256),
-        };
-        k.zeroize();
-        key.ok()
+    fn new_key(_: &aes_ct::hazmat::RoundKeys, _: &[u8; 16], cipher: AesCt) -> Option<Key> {
+        Some(Key::new(cipher))
     }
 
     fn crypt(
         key: &Key,
+        cipher: CipherRef<'_>,
         ghash: &GHashKey,
         j0: &Block,
         aad: &[u8],
         buf: InOutBuf<'_, '_, u8>,
         encrypt: bool,
     ) -> Block {
-        match key {
-            Key::A128(c) => crypt(c, ghash, j0, aad, buf, encrypt),
-            Key::A192(c) => crypt(c, ghash, j0, aad, buf, encrypt),
-            Key::A256(c) => crypt(c, ghash, j0, aad, buf, encrypt),
+        // SAFETY: (every arm) a `Key` names the type of the cipher of the
+        // `AesGcm` it was made for (`AesGcm::make_fused`, from the cipher
+        // type's `TypeId`), and `Fused::crypt` is only called by that
+        // `AesGcm`, with its own cipher.
+        unsafe {
+            match key.0 {
+                AesCt::A128 => crypt(cipher.get::<aes_ct::Aes128>(), ghash, j0, aad, buf, encrypt),
+                AesCt::A192 => crypt(cipher.get::<aes_ct::Aes192>(), ghash, j0, aad, buf, encrypt),
+                AesCt::A256 => crypt(cipher.get::<aes_ct::Aes256>(), ghash, j0, aad, buf, encrypt),
+                AesCt::E128 => crypt(
+                    cipher.get::<aes_ct::Aes128Enc>(),
+                    ghash,
+                    j0,
+                    aad,
+                    buf,
+                    encrypt,
+                ),
+                AesCt::E192 => crypt(
+                    cipher.get::<aes_ct::Aes192Enc>(),
+                    ghash,
+                    j0,
+                    aad,
+                    buf,
+                    encrypt,
+                ),
+                AesCt::E256 => crypt(
+                    cipher.get::<aes_ct::Aes256Enc>(),
+                    ghash,
+                    j0,
+                    aad,
+                    buf,
+                    encrypt,
+                ),
+            }
         }
     }
 }

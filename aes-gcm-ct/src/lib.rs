@@ -88,13 +88,18 @@ macro_rules! fused_engine {
                 $check
             }
 
-            fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16]) -> Option<Key> {
+            fn new_key(
+                rk: &aes_ct::hazmat::RoundKeys,
+                h: &[u8; 16],
+                _: crate::backend::AesCt,
+            ) -> Option<Key> {
                 // SAFETY: the CPU check passed just before.
                 ($check).then(|| Key::new(rk, h, |h1, out| unsafe { $powers(h1, out) }))
             }
 
             fn crypt(
                 key: &Key,
+                _: crate::backend::CipherRef<'_>,
                 _: &ghash_ct::GHashKey,
                 j0: &crate::Block,
                 aad: &[u8],
@@ -121,6 +126,8 @@ mod tail;
 mod x86;
 
 use aead::{TagPosition, inout::InOutBuf};
+#[cfg(feature = "aes")]
+use backend::AesCt;
 use backend::Fused;
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
@@ -358,7 +365,7 @@ where
     fn path_fits(cipher: &Aes, b: Backend) -> bool {
         #[cfg(feature = "aes")]
         if b == Backend::CtrGhash {
-            return Self::is_aes_ct() && !Self::aes_uses_instructions(cipher);
+            return AesCt::of::<Aes>().is_some() && !Self::aes_uses_instructions(cipher);
         }
         let _ = b;
         Self::aes_uses_instructions(cipher)
@@ -388,28 +395,10 @@ where
             aes_ct::hazmat::uses_aes_instructions(b)
         }
         #[cfg(not(feature = "aes"))]
-        false
-    }
-
-    /// Is the cipher one of our `aes_ct` types (whose round keys we may
-    /// compute from the key bytes)?
-    fn is_aes_ct() -> bool {
-        #[cfg(feature = "aes")]
         {
-            use core::any::TypeId;
-            let t = TypeId::of::<Aes>();
-            [
-                TypeId::of::<aes_ct::Aes128>(),
-                TypeId::of::<aes_ct::Aes192>(),
-                TypeId::of::<aes_ct::Aes256>(),
-                TypeId::of::<aes_ct::Aes128Enc>(),
-                TypeId::of::<aes_ct::Aes192Enc>(),
-                TypeId::of::<aes_ct::Aes256Enc>(),
-            ]
-            .contains(&t)
+            let _ = cipher;
+            false
         }
-        #[cfg(not(feature = "aes"))]
-        false
     }
 
     /// The key form of path `backend` (`h` = E_K(0)).
@@ -417,14 +406,23 @@ where
         if backend == Backend::Generic {
             return Ok(Fused::Generic);
         }
-        if !Self::is_aes_ct() || !backend.is_available() {
-            return Err(UnsupportedBackend(backend));
-        }
         #[cfg(feature = "aes")]
         {
+            // Fused paths need one of our `aes_ct` types (their round keys
+            // come from the key bytes; `ctr-ghash` runs the cipher itself).
+            let cipher = AesCt::of::<Aes>().ok_or(UnsupportedBackend(backend))?;
+            if !backend.is_available() {
+                return Err(UnsupportedBackend(backend));
+            }
+            if backend == Backend::CtrGhash {
+                // Runs the cipher itself: no round keys to compute (a
+                // whole second key schedule on CPUs without AES
+                // instructions).
+                return Ok(Fused::CtrGhash(ctr_ghash::Key::new(cipher)));
+            }
             let rk = aes_ct::hazmat::RoundKeys::new(key).ok_or(UnsupportedBackend(backend))?;
             let mut h16: [u8; 16] = h.0;
-            let fused = Fused::new(backend, &rk, &h16);
+            let fused = Fused::new(backend, &rk, &h16, cipher);
             h16.zeroize();
             fused.ok_or(UnsupportedBackend(backend))
         }
@@ -515,9 +513,11 @@ where
     /// Run the message through this key's path; returns the full tag.
     #[inline]
     fn crypt(&self, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
-        self.fused.crypt(&self.ghash, j0, aad, buf, encrypt, |buf| {
-            generic::crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt)
-        })
+        let cipher = backend::CipherRef::new(&self.cipher);
+        self.fused
+            .crypt(cipher, &self.ghash, j0, aad, buf, encrypt, |buf| {
+                generic::crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt)
+            })
     }
 }
 
