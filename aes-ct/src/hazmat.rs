@@ -10,7 +10,6 @@
 
 use crate::{Backend, schedule::Schedule};
 use core::fmt;
-use zeroize::Zeroize;
 
 /// Standard encryption round keys (`rounds() + 1` of them, FIPS-197 byte
 /// order). Wiped on drop.
@@ -46,7 +45,7 @@ impl RoundKeys {
 
 impl Drop for RoundKeys {
     fn drop(&mut self) {
-        self.rk.zeroize();
+        crate::hybrid::wipe_blocks(&mut self.rk);
     }
 }
 

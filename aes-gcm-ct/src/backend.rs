@@ -265,7 +265,11 @@ impl<const N: usize> FusedKey<N> {
 #[cfg(feature = "aes")]
 impl<const N: usize> Drop for FusedKey<N> {
     fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.rk);
-        zeroize::Zeroize::zeroize(&mut self.h);
+        // 16 bytes per volatile store (`Zeroize` on byte arrays stores
+        // byte by byte: ~9% of `AesGcm` key setup and drop).
+        for b in self.rk.iter_mut().chain(self.h.iter_mut()) {
+            crate::wipe16(b);
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
     }
 }
