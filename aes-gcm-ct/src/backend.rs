@@ -52,6 +52,46 @@ impl AesCt {
     }
 }
 
+/// `$body` with `$c` bound to the cipher behind `$cipher` (a
+/// [`CipherRef`]) as the aes-ct type `$kind` (an [`AesCt`]) names: the one
+/// place besides [`AesCt::of`] that lists aes-ct's cipher types.
+///
+/// # Safety
+/// Use inside `unsafe`: the cipher must have the type `$kind` names.
+#[cfg(feature = "aes")]
+macro_rules! with_aes_ct {
+    ($kind:expr, $cipher:expr, |$c:ident| $body:expr) => {
+        match $kind {
+            AesCt::A128 => {
+                let $c = $cipher.get::<aes_ct::Aes128>();
+                $body
+            }
+            AesCt::A192 => {
+                let $c = $cipher.get::<aes_ct::Aes192>();
+                $body
+            }
+            AesCt::A256 => {
+                let $c = $cipher.get::<aes_ct::Aes256>();
+                $body
+            }
+            AesCt::E128 => {
+                let $c = $cipher.get::<aes_ct::Aes128Enc>();
+                $body
+            }
+            AesCt::E192 => {
+                let $c = $cipher.get::<aes_ct::Aes192Enc>();
+                $body
+            }
+            AesCt::E256 => {
+                let $c = $cipher.get::<aes_ct::Aes256Enc>();
+                $body
+            }
+        }
+    };
+}
+#[cfg(feature = "aes")]
+pub(crate) use with_aes_ct;
+
 /// The `AesGcm`'s cipher with its type erased: `Fused::crypt`'s paths
 /// cannot name the cipher type (the `AeadInOut` impl has no `'static`
 /// bound to downcast with), so `ctr-ghash` recovers it from the [`AesCt`]
@@ -83,11 +123,11 @@ pub(crate) trait Engine {
     type Key: Clone;
     /// CPU check (cached by `cpufeatures`).
     fn available() -> bool;
-    /// Build the key form from the standard round keys and H = E_K(0), for
-    /// an `AesGcm` whose cipher is `cipher`. `None` if the CPU cannot run
-    /// this path.
+    /// Build the key form from the AES key bytes and H = E_K(0), for an
+    /// `AesGcm` whose cipher is `cipher`. `None` if the CPU cannot run this
+    /// path (or the key length is wrong).
     #[cfg(feature = "aes")]
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16], cipher: AesCt) -> Option<Self::Key>;
+    fn new_key(key: &[u8], h: &[u8; 16], cipher: AesCt) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
     /// and the ciphertext, and return the full 16-byte tag. `cipher`: the
     /// `AesGcm`'s cipher, of the type `new_key` was told. `ghash`: the
@@ -153,11 +193,11 @@ macro_rules! backends {
             /// whose cipher is `cipher`.
             #[cfg(feature = "aes")]
             #[allow(unused_variables)]
-            pub(crate) fn new(backend: Backend, rk: &aes_ct::hazmat::RoundKeys, h: &[u8; 16], cipher: AesCt) -> Option<Self> {
+            pub(crate) fn new(backend: Backend, key: &[u8], h: &[u8; 16], cipher: AesCt) -> Option<Self> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::new_key(rk, h, cipher).map(Fused::$variant),
+                        Backend::$variant => <$engine as Engine>::new_key(key, h, cipher).map(Fused::$variant),
                     )*
                     Backend::Generic => Some(Fused::Generic),
                     #[allow(unreachable_patterns)]
@@ -239,15 +279,16 @@ pub(crate) struct FusedKey<const N: usize> {
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 impl<const N: usize> FusedKey<N> {
-    /// The round keys of `rk`, and the powers filled in by `raise` (the
-    /// path's own multiply) from H in POLYVAL form
-    /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free),
-    /// which is wiped after.
+    /// The round keys of AES key `key` (`None` for a wrong length), and the
+    /// powers filled in by `raise` (the path's own multiply) from H in
+    /// POLYVAL form (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A,
+    /// branch-free), which is wiped after.
     pub(crate) fn new(
-        rk: &aes_ct::hazmat::RoundKeys,
+        key: &[u8],
         h: &[u8; 16],
         raise: impl FnOnce(u128, &mut [[u8; 16]; N]),
-    ) -> Self {
+    ) -> Option<Self> {
+        let rk = aes_ct::hazmat::RoundKeys::new(key)?;
         let hr = u128::from_be_bytes(*h);
         let mask = 0u128.wrapping_sub(hr >> 127);
         let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
@@ -258,7 +299,7 @@ impl<const N: usize> FusedKey<N> {
         };
         raise(h1, &mut key.h);
         zeroize::Zeroize::zeroize(&mut h1);
-        key
+        Some(key)
     }
 }
 

@@ -24,7 +24,7 @@
 //! message.
 
 use crate::Block;
-use crate::backend::{AesCt, CipherRef};
+use crate::backend::{AesCt, CipherRef, with_aes_ct};
 use crate::generic::{hash_text, wipe_block};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
@@ -47,12 +47,6 @@ const SHORT: usize = 64;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Key(AesCt);
 
-impl Key {
-    pub(crate) fn new(cipher: AesCt) -> Self {
-        Key(cipher)
-    }
-}
-
 /// The path's row in the dispatch table.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CtrGhash;
@@ -67,8 +61,10 @@ impl crate::backend::Engine for CtrGhash {
         true
     }
 
-    fn new_key(_: &aes_ct::hazmat::RoundKeys, _: &[u8; 16], cipher: AesCt) -> Option<Key> {
-        Some(Key::new(cipher))
+    /// Runs the `AesGcm`'s cipher: no round keys to expand (a whole second
+    /// key schedule on CPUs without AES instructions).
+    fn new_key(_: &[u8], _: &[u8; 16], cipher: AesCt) -> Option<Key> {
+        Some(Key(cipher))
     }
 
     fn crypt(
@@ -80,41 +76,11 @@ impl crate::backend::Engine for CtrGhash {
         buf: InOutBuf<'_, '_, u8>,
         encrypt: bool,
     ) -> Block {
-        // SAFETY: (every arm) a `Key` names the type of the cipher of the
+        // SAFETY: a `Key` names the type of the cipher of the
         // `AesGcm` it was made for (`AesGcm::make_fused`, from the cipher
         // type's `TypeId`), and `Fused::crypt` is only called by that
         // `AesGcm`, with its own cipher.
-        unsafe {
-            match key.0 {
-                AesCt::A128 => crypt(cipher.get::<aes_ct::Aes128>(), ghash, j0, aad, buf, encrypt),
-                AesCt::A192 => crypt(cipher.get::<aes_ct::Aes192>(), ghash, j0, aad, buf, encrypt),
-                AesCt::A256 => crypt(cipher.get::<aes_ct::Aes256>(), ghash, j0, aad, buf, encrypt),
-                AesCt::E128 => crypt(
-                    cipher.get::<aes_ct::Aes128Enc>(),
-                    ghash,
-                    j0,
-                    aad,
-                    buf,
-                    encrypt,
-                ),
-                AesCt::E192 => crypt(
-                    cipher.get::<aes_ct::Aes192Enc>(),
-                    ghash,
-                    j0,
-                    aad,
-                    buf,
-                    encrypt,
-                ),
-                AesCt::E256 => crypt(
-                    cipher.get::<aes_ct::Aes256Enc>(),
-                    ghash,
-                    j0,
-                    aad,
-                    buf,
-                    encrypt,
-                ),
-            }
-        }
+        unsafe { with_aes_ct!(key.0, cipher, |c| crypt(c, ghash, j0, aad, buf, encrypt)) }
     }
 }
 

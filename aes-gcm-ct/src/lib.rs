@@ -88,13 +88,12 @@ macro_rules! fused_engine {
                 $check
             }
 
-            fn new_key(
-                rk: &aes_ct::hazmat::RoundKeys,
-                h: &[u8; 16],
-                _: crate::backend::AesCt,
-            ) -> Option<Key> {
+            fn new_key(key: &[u8], h: &[u8; 16], _: crate::backend::AesCt) -> Option<Key> {
+                if !$check {
+                    return None;
+                }
                 // SAFETY: the CPU check passed just before.
-                ($check).then(|| Key::new(rk, h, |h1, out| unsafe { $powers(h1, out) }))
+                Key::new(key, h, |h1, out| unsafe { $powers(h1, out) })
             }
 
             fn crypt(
@@ -375,23 +374,12 @@ where
     fn aes_uses_instructions(cipher: &Aes) -> bool {
         #[cfg(feature = "aes")]
         {
-            use core::any::Any;
-            let c: &dyn Any = cipher;
-            let b = if let Some(c) = c.downcast_ref::<aes_ct::Aes128>() {
-                c.backend()
-            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes192>() {
-                c.backend()
-            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes256>() {
-                c.backend()
-            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes128Enc>() {
-                c.backend()
-            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes192Enc>() {
-                c.backend()
-            } else if let Some(c) = c.downcast_ref::<aes_ct::Aes256Enc>() {
-                c.backend()
-            } else {
+            let Some(kind) = AesCt::of::<Aes>() else {
                 return false;
             };
+            let c = backend::CipherRef::new(cipher);
+            // SAFETY: `kind` names `Aes` itself.
+            let b = unsafe { backend::with_aes_ct!(kind, c, |c| c.backend()) };
             aes_ct::hazmat::uses_aes_instructions(b)
         }
         #[cfg(not(feature = "aes"))]
@@ -408,21 +396,15 @@ where
         }
         #[cfg(feature = "aes")]
         {
-            // Fused paths need one of our `aes_ct` types (their round keys
-            // come from the key bytes; `ctr-ghash` runs the cipher itself).
+            // Fused paths need one of our `aes_ct` types (the AES-instruction
+            // paths expand the key bytes themselves; `ctr-ghash` runs the
+            // cipher).
             let cipher = AesCt::of::<Aes>().ok_or(UnsupportedBackend(backend))?;
             if !backend.is_available() {
                 return Err(UnsupportedBackend(backend));
             }
-            if backend == Backend::CtrGhash {
-                // Runs the cipher itself: no round keys to compute (a
-                // whole second key schedule on CPUs without AES
-                // instructions).
-                return Ok(Fused::CtrGhash(ctr_ghash::Key::new(cipher)));
-            }
-            let rk = aes_ct::hazmat::RoundKeys::new(key).ok_or(UnsupportedBackend(backend))?;
             let mut h16: [u8; 16] = h.0;
-            let fused = Fused::new(backend, &rk, &h16, cipher);
+            let fused = Fused::new(backend, key, &h16, cipher);
             h16.zeroize();
             fused.ok_or(UnsupportedBackend(backend))
         }
