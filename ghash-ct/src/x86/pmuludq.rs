@@ -139,180 +139,119 @@ trait Lane: Copy {
     unsafe fn fold(self) -> __m128i;
 }
 
-// SAFETY (all three impls): thin wrappers over the named intrinsics; the
-// trait contract gives the CPU features; `load` reads `LANES * 8` bytes
-// that its caller guarantees readable.
-impl Lane for __m128i {
-    const LANES: usize = 2;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_setzero_si128() }
-    }
-    #[inline(always)]
-    unsafe fn splat(x: u64) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_set1_epi64x(x as i64) }
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const u64) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_loadu_si128(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_and_si128(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_xor_si128(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_or_si128(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn mul(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_mul_epu32(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn srl32(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_srli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn sll32(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_slli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn fold(self) -> __m128i {
-        self
-    }
+/// One `Lane` impl from its intrinsics (the three widths differ only in
+/// their names) and its fold to 128 bits.
+macro_rules! lane {
+    ($t:ty, $lanes:expr, $zero:ident, $splat:ident, $load:ident, $and:ident, $xor:ident,
+     $or:ident, $mul:ident, $srl:ident, $sll:ident, |$v:ident| $fold:expr) => {
+        // SAFETY (every method): a thin wrapper over the named intrinsic;
+        // the trait contract gives the CPU features; `load` reads
+        // `LANES * 8` bytes that its caller guarantees readable.
+        impl Lane for $t {
+            const LANES: usize = $lanes;
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $zero() }
+            }
+            #[inline(always)]
+            unsafe fn splat(x: u64) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $splat(x as i64) }
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const u64) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $load(p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn and(self, o: Self) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $and(self, o) }
+            }
+            #[inline(always)]
+            unsafe fn xor(self, o: Self) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $xor(self, o) }
+            }
+            #[inline(always)]
+            unsafe fn or(self, o: Self) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $or(self, o) }
+            }
+            #[inline(always)]
+            unsafe fn mul(self, o: Self) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $mul(self, o) }
+            }
+            #[inline(always)]
+            unsafe fn srl32(self) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $srl::<32>(self) }
+            }
+            #[inline(always)]
+            unsafe fn sll32(self) -> Self {
+                // SAFETY: see the impl comment.
+                unsafe { $sll::<32>(self) }
+            }
+            #[inline(always)]
+            unsafe fn fold(self) -> __m128i {
+                let $v = self;
+                // SAFETY: see the impl comment.
+                #[allow(unused_unsafe, reason = "the 128-bit fold is the value itself")]
+                unsafe {
+                    $fold
+                }
+            }
+        }
+    };
 }
 
-impl Lane for __m256i {
-    const LANES: usize = 4;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_setzero_si256() }
+lane!(
+    __m128i,
+    2,
+    _mm_setzero_si128,
+    _mm_set1_epi64x,
+    _mm_loadu_si128,
+    _mm_and_si128,
+    _mm_xor_si128,
+    _mm_or_si128,
+    _mm_mul_epu32,
+    _mm_srli_epi64,
+    _mm_slli_epi64,
+    |v| v
+);
+lane!(
+    __m256i,
+    4,
+    _mm256_setzero_si256,
+    _mm256_set1_epi64x,
+    _mm256_loadu_si256,
+    _mm256_and_si256,
+    _mm256_xor_si256,
+    _mm256_or_si256,
+    _mm256_mul_epu32,
+    _mm256_srli_epi64,
+    _mm256_slli_epi64,
+    |v| _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
+);
+lane!(
+    __m512i,
+    8,
+    _mm512_setzero_si512,
+    _mm512_set1_epi64,
+    _mm512_loadu_si512,
+    _mm512_and_si512,
+    _mm512_xor_si512,
+    _mm512_or_si512,
+    _mm512_mul_epu32,
+    _mm512_srli_epi64,
+    _mm512_slli_epi64,
+    |v| {
+        let y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+        _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
     }
-    #[inline(always)]
-    unsafe fn splat(x: u64) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_set1_epi64x(x as i64) }
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const u64) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_and_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_xor_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_or_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn mul(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_mul_epu32(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn srl32(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_srli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn sll32(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_slli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn fold(self) -> __m128i {
-        // SAFETY: see the impl comment.
-        unsafe {
-            _mm_xor_si128(
-                _mm256_castsi256_si128(self),
-                _mm256_extracti128_si256::<1>(self),
-            )
-        }
-    }
-}
-
-impl Lane for __m512i {
-    const LANES: usize = 8;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_setzero_si512() }
-    }
-    #[inline(always)]
-    unsafe fn splat(x: u64) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_set1_epi64(x as i64) }
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const u64) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_and_si512(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_xor_si512(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn or(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_or_si512(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn mul(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_mul_epu32(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn srl32(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_srli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn sll32(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_slli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn fold(self) -> __m128i {
-        // SAFETY: see the impl comment.
-        unsafe {
-            let y = _mm256_xor_si256(
-                _mm512_castsi512_si256(self),
-                _mm512_extracti64x4_epi64::<1>(self),
-            );
-            _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
-        }
-    }
-}
+);
 
 /// A run's data as POLYVAL elements, the accumulator folded into the
 /// first block, zero in front of a short run: `d[2j + s]` word s of block
