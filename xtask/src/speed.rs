@@ -10,7 +10,8 @@
 //! aes-gcm-ct selects its software path (aes-ct `hybrid` + ghash-ct NAME,
 //! path `ctr-ghash`) as on a CPU without AES and carry-less multiply
 //! instructions: NAME is the GHASH backend ghash-ct's automatic selection
-//! takes on this CPU with PCLMULQDQ hidden (`no_clmul_ghash`). It
+//! takes on this CPU with PCLMULQDQ hidden (the first build's
+//! `speed --ghash-without-clmul`). It
 //! then runs the first build, which measures every backend this CPU can
 //! run, RustCrypto auto-detected, ring and OpenSSL, asks the second build
 //! for the RustCrypto-soft and aes-gcm-ct software-path rows, and prints
@@ -27,6 +28,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let soft_dir = target.join("speed-soft");
 
     run(cargo().args(["build", "--release", "-p", "benches", "--bin", "speed"]))?;
+    let bin = |dir: &std::path::Path| {
+        dir.join("release")
+            .join(format!("speed{}", std::env::consts::EXE_SUFFIX))
+    };
 
     let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
     if !flags.is_empty() {
@@ -36,43 +41,24 @@ pub fn main(args: &[String]) -> Result<(), String> {
         r#"--cfg aes_backend="soft" --cfg polyval_backend="soft" "#,
         r#"--cfg aes_ct_backend="hybrid" "#
     ));
-    flags.push_str(&format!(r#"--cfg ghash_ct_backend="{}""#, no_clmul_ghash()));
+    // The GHASH this CPU would select without its carry-less multiply,
+    // asked of the first build (ghash-ct's own table order).
+    let out = Command::new(bin(&target))
+        .arg("--ghash-without-clmul")
+        .output()
+        .map_err(|e| format!("speed --ghash-without-clmul: {e}"))?;
+    let ghash = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if !out.status.success() || ghash.is_empty() {
+        return Err("speed --ghash-without-clmul printed no backend".into());
+    }
+    flags.push_str(&format!(r#"--cfg ghash_ct_backend="{ghash}""#));
     run(cargo()
         .args(["build", "--release", "-p", "benches", "--bin", "speed"])
         .env("CARGO_TARGET_DIR", &soft_dir)
         .env("RUSTFLAGS", flags))?;
 
-    let bin = |dir: &std::path::Path| {
-        dir.join("release")
-            .join(format!("speed{}", std::env::consts::EXE_SUFFIX))
-    };
     run(Command::new(bin(&target))
         .arg("--rustcrypto-soft")
         .arg(bin(&soft_dir))
         .args(args))
-}
-
-/// The GHASH backend ghash-ct's automatic selection takes on this CPU when
-/// PCLMULQDQ is hidden (the first of its table after the carry-less
-/// multiply ones that this CPU can run).
-fn no_clmul_ghash() -> &'static str {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-        {
-            return "vpmuludq512";
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return "vpmuludq256";
-        }
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            return "pmuludq";
-        }
-    }
-    if cfg!(target_pointer_width = "64") {
-        "soft64"
-    } else {
-        "soft32"
-    }
 }

@@ -21,7 +21,9 @@ usage: speed [options] [suite...]
                            (xtask does this; NAME: the GHASH this CPU would take without
                            PCLMULQDQ): RustCrypto soft, aes-gcm-ct software path
   --soft-build             this is that binary: measure only the rows it adds
-  --tsv                    print rows as tab-separated lines instead of tables";
+  --tsv                    print rows as tab-separated lines instead of tables
+  --ghash-without-clmul    print the GHASH backend this CPU would select without
+                           PCLMULQDQ / PMULL (xtask's soft build uses it) and exit";
 
 fn main() -> ExitCode {
     let mut opts = Options::default();
@@ -37,6 +39,16 @@ fn main() -> ExitCode {
             "--no-openssl" => opts.openssl = false,
             "--soft-build" => opts.soft_build = true,
             "--tsv" => tsv = true,
+            "--ghash-without-clmul" => {
+                // For xtask's soft build: the GHASH backend this CPU would
+                // get with its 64-bit carry-less multiply (PCLMULQDQ,
+                // PMULL) hidden, the first of ghash-ct's table after those.
+                let b = ghash_ct::Backend::available()
+                    .find(|b| !b.name().contains("clmul") && b.name() != "pmull")
+                    .unwrap_or(ghash_ct::Backend::PORTABLE);
+                println!("{}", b.name());
+                return ExitCode::SUCCESS;
+            }
             "--rustcrypto-soft" => match args.next() {
                 Some(p) => soft_bin = Some(p),
                 None => return usage("--rustcrypto-soft needs a path"),
