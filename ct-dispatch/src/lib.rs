@@ -17,6 +17,8 @@
 //! `cpufeatures` does not build: `getauxval(AT_HWCAP)` on Linux, cached.
 #![no_std]
 
+pub mod wipe;
+
 /// Generate `Backend` and `UnsupportedBackend` from a dispatch table.
 ///
 /// ```ignore

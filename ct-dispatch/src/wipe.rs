@@ -1,0 +1,151 @@
+//! The one wipe of secrets in this workspace: volatile zero stores the
+//! optimiser may not remove (the value is dead, so plain stores would be
+//! dropped), followed by a compiler fence so later code is not moved
+//! above them.
+//!
+//! Stores are 16 bytes wide, then 8, then single bytes for what is left:
+//! a byte-at-a-time wipe (the `zeroize` crate's form for byte arrays)
+//! costs about one instruction per byte, which shows in key setup and in
+//! every message's stack temporaries. The wide stores go through
+//! `[u8; 16]` / `[u8; 8]` (alignment 1), so they need no alignment.
+//!
+//! [`wipe`] and [`wipe_slice`] take values of [`Zeroable`] types (all
+//! zero bytes is a valid value, so the wiped value may still be used);
+//! [`wipe_bytes`] overwrites the memory of any value that has already
+//! been dropped (a key enum's inactive variants and padding).
+
+use core::sync::atomic::{Ordering, compiler_fence};
+
+/// Types for which every byte being zero is a valid value.
+///
+/// # Safety
+/// Implement only for types with no invalid bit patterns at all-zero
+/// bytes (no references, `NonZero*`, enums without a zero discriminant).
+pub unsafe trait Zeroable: Copy {}
+
+macro_rules! zeroable {
+    ($($t:ty),* $(,)?) => { $(
+        // SAFETY: an integer or SIMD vector: every bit pattern is valid.
+        unsafe impl Zeroable for $t {}
+    )* };
+}
+
+zeroable!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+#[cfg(target_arch = "x86_64")]
+zeroable!(
+    core::arch::x86_64::__m128i,
+    core::arch::x86_64::__m256i,
+    core::arch::x86_64::__m512i,
+);
+#[cfg(target_arch = "x86")]
+zeroable!(
+    core::arch::x86::__m128i,
+    core::arch::x86::__m256i,
+    core::arch::x86::__m512i,
+);
+#[cfg(target_arch = "aarch64")]
+zeroable!(
+    core::arch::aarch64::uint8x16_t,
+    core::arch::aarch64::uint32x4_t,
+    core::arch::aarch64::uint64x2_t,
+);
+
+// SAFETY: an array of zeroable elements, no padding between them.
+unsafe impl<T: Zeroable, const N: usize> Zeroable for [T; N] {}
+// SAFETY: each field is zeroable; padding bytes may hold anything.
+unsafe impl<A: Zeroable, B: Zeroable> Zeroable for (A, B) {}
+// SAFETY: each field is zeroable; padding bytes may hold anything.
+unsafe impl<A: Zeroable, B: Zeroable, C: Zeroable> Zeroable for (A, B, C) {}
+
+/// Overwrite `x` with zero bytes (volatile, then a fence).
+#[inline(always)]
+pub fn wipe<T: Zeroable>(x: &mut T) {
+    // SAFETY: `x` is valid for writes of its size, and all-zero bytes are
+    // a valid `T` (`Zeroable`).
+    unsafe { wipe_bytes(x as *mut T) }
+}
+
+/// Overwrite every element of `xs` with zero bytes (volatile, then a
+/// fence).
+#[inline(always)]
+pub fn wipe_slice<T: Zeroable>(xs: &mut [T]) {
+    // SAFETY: the slice's memory is valid for writes of its size, and
+    // all-zero bytes are a valid `T` (`Zeroable`).
+    unsafe { wipe_raw(xs.as_mut_ptr().cast(), core::mem::size_of_val(xs)) }
+}
+
+/// Overwrite the `size_of::<T>()` bytes at `p` with zeros (volatile, then
+/// a fence), whatever `T` is.
+///
+/// # Safety
+/// `p` is valid for writes of `size_of::<T>()` bytes, and the memory is
+/// not read as a `T` afterwards unless all-zero bytes are a valid `T`
+/// (typically: the value was dropped in place just before).
+#[inline(always)]
+pub unsafe fn wipe_bytes<T>(p: *mut T) {
+    // SAFETY: the caller's contract.
+    unsafe { wipe_raw(p.cast(), core::mem::size_of::<T>()) }
+}
+
+/// Overwrite `len` bytes at `p` with zeros: 16-byte, then 8-byte, then
+/// single-byte volatile stores (the loop bounds are the public length),
+/// then a compiler fence.
+///
+/// # Safety
+/// `p` is valid for writes of `len` bytes, and the caller accepts that
+/// whatever lived there now holds zero bytes.
+#[inline(always)]
+pub unsafe fn wipe_raw(p: *mut u8, len: usize) {
+    let mut i = 0;
+    // SAFETY: every store is inside the `len` bytes at `p` (i + 16 <= len,
+    // i + 8 <= len, i < len); the arrays have alignment 1.
+    unsafe {
+        while len - i >= 16 {
+            core::ptr::write_volatile(p.add(i).cast::<[u8; 16]>(), [0; 16]);
+            i += 16;
+        }
+        if len - i >= 8 {
+            core::ptr::write_volatile(p.add(i).cast::<[u8; 8]>(), [0; 8]);
+            i += 8;
+        }
+        while i < len {
+            core::ptr::write_volatile(p.add(i), 0u8);
+            i += 1;
+        }
+    }
+    compiler_fence(Ordering::SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wipes_every_byte_of_every_length() {
+        for len in 0..80 {
+            for start in 0..16 {
+                let mut buf = [0xa5u8; 112];
+                // SAFETY: start + len <= 96 < 112.
+                unsafe { wipe_raw(buf.as_mut_ptr().add(start), len) };
+                for (i, &b) in buf.iter().enumerate() {
+                    let inside = i >= start && i < start + len;
+                    assert_eq!(b, if inside { 0 } else { 0xa5 }, "len {len} start {start} byte {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn typed_forms() {
+        let mut a = [[0x11u8; 16]; 3];
+        wipe(&mut a);
+        assert_eq!(a, [[0; 16]; 3]);
+        let mut s = [0x22u64; 5];
+        wipe_slice(&mut s[1..4]);
+        assert_eq!(s, [0x22, 0, 0, 0, 0x22]);
+        let mut t = (1u32, 2u64, 3u8);
+        wipe(&mut t);
+        assert_eq!(t, (0, 0, 0));
+    }
+}
