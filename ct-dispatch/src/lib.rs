@@ -15,7 +15,12 @@
 //!
 //! [`arm::has_neon`] is the one NEON check for 32-bit ARM, where
 //! `cpufeatures` does not build: `getauxval(AT_HWCAP)` on Linux, cached.
+//! [`x86`] is the one x86/x86_64 detection (CPUID and XCR0, cached), and
+//! [`x86_detect!`] the CPU check backends make with it.
 #![no_std]
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub mod x86;
 
 pub mod wipe;
 

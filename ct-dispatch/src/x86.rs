@@ -1,0 +1,679 @@
+//! Run-time CPU feature detection on x86 and x86_64, once for the whole
+//! workspace.
+//!
+//! A feature is reported when the CPU has it (CPUID) *and* the operating
+//! system saves and restores the registers it uses (XCR0, read with XGETBV
+//! when CPUID says the OS enabled it, OSXSAVE). Bit positions are those of
+//! the Intel SDM, Vol. 2A, CPUID, and Vol. 1, 13.1 (XCR0):
+//!
+//! * CPUID.01H:EDX bit 26 SSE2; ECX bits 1 PCLMULQDQ, 9 SSSE3, 19 SSE4.1,
+//!   25 AES, 26 XSAVE, 27 OSXSAVE, 28 AVX.
+//! * CPUID.(EAX=07H,ECX=0):EBX bits 5 AVX2, 16 AVX512F, 17 AVX512DQ,
+//!   30 AVX512BW, 31 AVX512VL; ECX bits 9 VAES, 10 VPCLMULQDQ (read only
+//!   when CPUID.00H:EAX, the highest basic leaf, is at least 7).
+//! * XCR0 bits 1 SSE (xmm), 2 AVX (upper ymm), 5 opmask, 6 ZMM_Hi256,
+//!   7 Hi16_ZMM.
+//!
+//! The rules ([`decide`]):
+//!
+//! * SSE2, SSSE3, SSE4.1, PCLMULQDQ, AES: the CPUID bit.
+//! * AVX, and with it AVX2, VAES and VPCLMULQDQ (the VEX forms, up to
+//!   256-bit ymm registers): the CPUID bits, XSAVE and OSXSAVE, and XCR0
+//!   with the xmm and ymm state (bits 1 and 2).
+//! * AVX-512F/BW/VL/DQ: all of that and XCR0's opmask, ZMM_Hi256 and
+//!   Hi16_ZMM state (bits 5, 6, 7) as well. The 512-bit forms of VAES and
+//!   VPCLMULQDQ are usable when both [`Features::VAES`] (or
+//!   [`Features::VPCLMULQDQ`]) and [`Features::AVX512F`] are reported.
+//!
+//! VAES and VPCLMULQDQ do not depend on AVX-512: AVX2-only CPUs with VAES
+//! (AMD Zen 3, Intel Alder Lake) run the 256-bit forms.
+//!
+//! Features the build enables at compile time (`-C target-feature`,
+//! `-C target-cpu`) are always reported. Under Miri and where CPUID cannot
+//! be run (SGX enclaves, freestanding and UEFI targets) only those are.
+//!
+//! Backends check with [`x86_detect!`](crate::x86_detect), which names the
+//! features as `#[target_feature(enable = ...)]` does.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+/// A set of x86 features (see the [module docs](self) for when each is
+/// reported).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Features(u32);
+
+impl Features {
+    /// No feature.
+    pub const EMPTY: Self = Self(0);
+    /// SSE2.
+    pub const SSE2: Self = Self(1 << 0);
+    /// SSSE3.
+    pub const SSSE3: Self = Self(1 << 1);
+    /// SSE4.1.
+    pub const SSE41: Self = Self(1 << 2);
+    /// PCLMULQDQ (128-bit carry-less multiply).
+    pub const PCLMULQDQ: Self = Self(1 << 3);
+    /// AES-NI (128-bit AES rounds).
+    pub const AES: Self = Self(1 << 4);
+    /// AVX (CPU and OS ymm state).
+    pub const AVX: Self = Self(1 << 5);
+    /// AVX2 (CPU and OS ymm state).
+    pub const AVX2: Self = Self(1 << 6);
+    /// VAES on ymm (CPU and OS ymm state); on zmm with [`Self::AVX512F`].
+    pub const VAES: Self = Self(1 << 7);
+    /// VPCLMULQDQ on ymm (CPU and OS ymm state); on zmm with
+    /// [`Self::AVX512F`].
+    pub const VPCLMULQDQ: Self = Self(1 << 8);
+    /// AVX-512 Foundation (CPU and OS zmm and opmask state).
+    pub const AVX512F: Self = Self(1 << 9);
+    /// AVX-512 Byte and Word (CPU and OS zmm and opmask state).
+    pub const AVX512BW: Self = Self(1 << 10);
+    /// AVX-512 Vector Length (CPU and OS zmm and opmask state).
+    pub const AVX512VL: Self = Self(1 << 11);
+    /// AVX-512 Doubleword and Quadword (CPU and OS zmm and opmask state).
+    pub const AVX512DQ: Self = Self(1 << 12);
+
+    /// Every feature with its `target_feature` name, in bit order.
+    pub const NAMED: &'static [(&'static str, Features)] = &[
+        ("sse2", Self::SSE2),
+        ("ssse3", Self::SSSE3),
+        ("sse4.1", Self::SSE41),
+        ("pclmulqdq", Self::PCLMULQDQ),
+        ("aes", Self::AES),
+        ("avx", Self::AVX),
+        ("avx2", Self::AVX2),
+        ("vaes", Self::VAES),
+        ("vpclmulqdq", Self::VPCLMULQDQ),
+        ("avx512f", Self::AVX512F),
+        ("avx512bw", Self::AVX512BW),
+        ("avx512vl", Self::AVX512VL),
+        ("avx512dq", Self::AVX512DQ),
+    ];
+
+    /// The features this build enables at compile time.
+    pub const COMPILED: Self = {
+        let mut f = Self::EMPTY;
+        macro_rules! on {
+            ($($name:tt => $flag:ident),* $(,)?) => {
+                $( if cfg!(target_feature = $name) { f = f.union(Self::$flag); } )*
+            };
+        }
+        on! {
+            "sse2" => SSE2, "ssse3" => SSSE3, "sse4.1" => SSE41,
+            "pclmulqdq" => PCLMULQDQ, "aes" => AES, "avx" => AVX, "avx2" => AVX2,
+            "vaes" => VAES, "vpclmulqdq" => VPCLMULQDQ, "avx512f" => AVX512F,
+            "avx512bw" => AVX512BW, "avx512vl" => AVX512VL, "avx512dq" => AVX512DQ,
+        }
+        f
+    };
+
+    /// Both sets together.
+    #[must_use]
+    pub const fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Is every feature of `other` in `self`?
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The raw bits (an implementation detail; stable within one build).
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+}
+
+impl core::ops::BitOr for Features {
+    type Output = Self;
+    fn bitor(self, rhs: Self) -> Self {
+        self.union(rhs)
+    }
+}
+
+impl core::fmt::Debug for Features {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut set = f.debug_set();
+        for &(name, flag) in Self::NAMED {
+            if self.contains(flag) {
+                set.entry(&name);
+            }
+        }
+        set.finish()
+    }
+}
+
+/// What [`decide`] reads: the CPUID words and XCR0, live or synthetic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cpuid {
+    /// CPUID.00H:EAX, the highest basic leaf. Leaf 7 is ignored below 7.
+    pub max_leaf: u32,
+    /// CPUID.01H:ECX.
+    pub leaf1_ecx: u32,
+    /// CPUID.01H:EDX.
+    pub leaf1_edx: u32,
+    /// CPUID.(EAX=07H,ECX=0):EBX.
+    pub leaf7_ebx: u32,
+    /// CPUID.(EAX=07H,ECX=0):ECX.
+    pub leaf7_ecx: u32,
+    /// XCR0 (XGETBV with ECX = 0). Ignored unless leaf 1 reports XSAVE and
+    /// OSXSAVE (without them XGETBV faults, so the live reading is 0).
+    pub xcr0: u64,
+}
+
+/// CPUID.01H:ECX and EDX bits.
+mod leaf1 {
+    pub(super) const ECX_PCLMULQDQ: u32 = 1 << 1;
+    pub(super) const ECX_SSSE3: u32 = 1 << 9;
+    pub(super) const ECX_SSE41: u32 = 1 << 19;
+    pub(super) const ECX_AES: u32 = 1 << 25;
+    pub(super) const ECX_XSAVE: u32 = 1 << 26;
+    pub(super) const ECX_OSXSAVE: u32 = 1 << 27;
+    pub(super) const ECX_AVX: u32 = 1 << 28;
+    pub(super) const EDX_SSE2: u32 = 1 << 26;
+}
+
+/// CPUID.(EAX=07H,ECX=0):EBX and ECX bits.
+mod leaf7 {
+    pub(super) const EBX_AVX2: u32 = 1 << 5;
+    pub(super) const EBX_AVX512F: u32 = 1 << 16;
+    pub(super) const EBX_AVX512DQ: u32 = 1 << 17;
+    pub(super) const EBX_AVX512BW: u32 = 1 << 30;
+    pub(super) const EBX_AVX512VL: u32 = 1 << 31;
+    pub(super) const ECX_VAES: u32 = 1 << 9;
+    pub(super) const ECX_VPCLMULQDQ: u32 = 1 << 10;
+}
+
+/// XCR0 state-component bits.
+mod xcr0 {
+    /// SSE (xmm registers, MXCSR).
+    pub(super) const SSE: u64 = 1 << 1;
+    /// AVX (upper halves of ymm0-15).
+    pub(super) const AVX: u64 = 1 << 2;
+    /// opmask k0-7.
+    pub(super) const OPMASK: u64 = 1 << 5;
+    /// Upper halves of zmm0-15.
+    pub(super) const ZMM_HI256: u64 = 1 << 6;
+    /// zmm16-31.
+    pub(super) const HI16_ZMM: u64 = 1 << 7;
+}
+
+/// The feature set a CPU with these CPUID words and XCR0 can run (the rules
+/// in the [module docs](self)). Pure: no CPUID is executed.
+pub const fn decide(c: &Cpuid) -> Features {
+    const fn bit(word: u32, mask: u32, flag: Features) -> Features {
+        if word & mask == mask {
+            flag
+        } else {
+            Features::EMPTY
+        }
+    }
+    let (ecx, edx) = (c.leaf1_ecx, c.leaf1_edx);
+    let (ebx7, ecx7) = if c.max_leaf >= 7 {
+        (c.leaf7_ebx, c.leaf7_ecx)
+    } else {
+        (0, 0)
+    };
+
+    let mut f = bit(edx, leaf1::EDX_SSE2, Features::SSE2)
+        .union(bit(ecx, leaf1::ECX_SSSE3, Features::SSSE3))
+        .union(bit(ecx, leaf1::ECX_SSE41, Features::SSE41))
+        .union(bit(ecx, leaf1::ECX_PCLMULQDQ, Features::PCLMULQDQ))
+        .union(bit(ecx, leaf1::ECX_AES, Features::AES));
+
+    let xgetbv = leaf1::ECX_XSAVE | leaf1::ECX_OSXSAVE;
+    let xcr0 = if ecx & xgetbv == xgetbv { c.xcr0 } else { 0 };
+    let ymm_state = xcr0::SSE | xcr0::AVX;
+    let zmm_state = ymm_state | xcr0::OPMASK | xcr0::ZMM_HI256 | xcr0::HI16_ZMM;
+
+    if xcr0 & ymm_state != ymm_state || ecx & leaf1::ECX_AVX == 0 {
+        return f;
+    }
+    f = f
+        .union(Features::AVX)
+        .union(bit(ebx7, leaf7::EBX_AVX2, Features::AVX2))
+        .union(bit(ecx7, leaf7::ECX_VAES, Features::VAES))
+        .union(bit(ecx7, leaf7::ECX_VPCLMULQDQ, Features::VPCLMULQDQ));
+
+    if xcr0 & zmm_state != zmm_state || ebx7 & leaf7::EBX_AVX512F == 0 {
+        return f;
+    }
+    f.union(Features::AVX512F)
+        .union(bit(ebx7, leaf7::EBX_AVX512BW, Features::AVX512BW))
+        .union(bit(ebx7, leaf7::EBX_AVX512VL, Features::AVX512VL))
+        .union(bit(ebx7, leaf7::EBX_AVX512DQ, Features::AVX512DQ))
+}
+
+/// Read this CPU's CPUID words and XCR0 (not under Miri, nor where CPUID
+/// cannot run).
+#[cfg(not(any(miri, target_env = "sgx", target_os = "none", target_os = "uefi")))]
+pub use live::read_cpuid;
+
+#[cfg(not(any(miri, target_env = "sgx", target_os = "none", target_os = "uefi")))]
+mod live {
+    use super::{Cpuid, leaf1};
+    #[cfg(target_arch = "x86")]
+    use core::arch::x86 as arch;
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64 as arch;
+
+    /// Read this CPU's CPUID words and XCR0.
+    pub fn read_cpuid() -> Cpuid {
+        // `__cpuid_count` is a safe fn in newer `core` and an unsafe one in
+        // older releases this workspace supports.
+        #[allow(unused_unsafe)]
+        fn cpuid(leaf: u32) -> arch::CpuidResult {
+            // SAFETY: CPUID exists on every CPU the x86_64 and i686 targets run
+            // on; it only reads identification registers. Sub-leaf 0.
+            unsafe { arch::__cpuid_count(leaf, 0) }
+        }
+
+        /// XCR0, the state components the OS saves and restores.
+        #[target_feature(enable = "xsave")]
+        fn read_xcr0() -> u64 {
+            // SAFETY: XGETBV with ECX = 0 reads XCR0 and has no other effect;
+            // `xsave` is enabled for this fn, whose caller checked it.
+            unsafe { arch::_xgetbv(arch::_XCR_XFEATURE_ENABLED_MASK) }
+        }
+
+        let max_leaf = cpuid(0).eax;
+        let l1 = cpuid(1);
+        let (leaf7_ebx, leaf7_ecx) = if max_leaf >= 7 {
+            let l7 = cpuid(7);
+            (l7.ebx, l7.ecx)
+        } else {
+            (0, 0)
+        };
+        let xgetbv = leaf1::ECX_XSAVE | leaf1::ECX_OSXSAVE;
+        let xcr0 = if l1.ecx & xgetbv == xgetbv {
+            // SAFETY: CPUID reports XSAVE (the CPU has XGETBV) and OSXSAVE (the
+            // OS set CR4.OSXSAVE, so XGETBV does not fault).
+            unsafe { read_xcr0() }
+        } else {
+            0
+        };
+        Cpuid {
+            max_leaf,
+            leaf1_ecx: l1.ecx,
+            leaf1_edx: l1.edx,
+            leaf7_ebx,
+            leaf7_ecx,
+            xcr0,
+        }
+    }
+}
+
+/// This CPU's features, detected on the first call and cached.
+#[inline]
+pub fn features() -> Features {
+    /// Set in [`CACHE`] once it holds the detected bits.
+    const READY: u32 = 1 << 31;
+    static CACHE: AtomicU32 = AtomicU32::new(0);
+
+    #[cold]
+    fn detect() -> Features {
+        #[cfg(not(any(miri, target_env = "sgx", target_os = "none", target_os = "uefi")))]
+        let f = decide(&read_cpuid()).union(Features::COMPILED);
+        #[cfg(any(miri, target_env = "sgx", target_os = "none", target_os = "uefi"))]
+        let f = Features::COMPILED;
+        CACHE.store(f.0 | READY, Ordering::Relaxed);
+        f
+    }
+
+    // One word, written once with the same value by any racing thread:
+    // Relaxed is enough.
+    let v = CACHE.load(Ordering::Relaxed);
+    if v & READY != 0 {
+        Features(v & !READY)
+    } else {
+        detect()
+    }
+}
+
+/// Does this CPU have every feature of `want` (cached detection)?
+#[inline]
+pub fn has(want: Features) -> bool {
+    features().contains(want)
+}
+
+/// A CPU check: `x86_detect!(cpu_vaes256, "aes", "vaes", "avx2");` makes a
+/// module `cpu_vaes256` whose `get() -> bool` says whether this CPU has all
+/// the named features (names as in `#[target_feature(enable = ...)]`; see
+/// [`x86::Features::NAMED`](crate::x86::Features::NAMED)). Detection is
+/// [`x86::features`](crate::x86::features), cached.
+#[macro_export]
+macro_rules! x86_detect {
+    ($mod_name:ident, $($tf:tt),+ $(,)?) => {
+        mod $mod_name {
+            /// Does this CPU have every feature of this check?
+            #[inline]
+            pub fn get() -> bool {
+                const WANT: $crate::x86::Features =
+                    $crate::x86::Features::EMPTY $(.union($crate::__x86_feature!($tf)))+;
+                $crate::x86::has(WANT)
+            }
+        }
+    };
+}
+
+/// A `target_feature` name to its [`x86::Features`](crate::x86::Features)
+/// flag (for [`x86_detect!`](crate::x86_detect)); other names do not compile.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __x86_feature {
+    ("sse2") => {
+        $crate::x86::Features::SSE2
+    };
+    ("ssse3") => {
+        $crate::x86::Features::SSSE3
+    };
+    ("sse4.1") => {
+        $crate::x86::Features::SSE41
+    };
+    ("pclmulqdq") => {
+        $crate::x86::Features::PCLMULQDQ
+    };
+    ("aes") => {
+        $crate::x86::Features::AES
+    };
+    ("avx") => {
+        $crate::x86::Features::AVX
+    };
+    ("avx2") => {
+        $crate::x86::Features::AVX2
+    };
+    ("vaes") => {
+        $crate::x86::Features::VAES
+    };
+    ("vpclmulqdq") => {
+        $crate::x86::Features::VPCLMULQDQ
+    };
+    ("avx512f") => {
+        $crate::x86::Features::AVX512F
+    };
+    ("avx512bw") => {
+        $crate::x86::Features::AVX512BW
+    };
+    ("avx512vl") => {
+        $crate::x86::Features::AVX512VL
+    };
+    ("avx512dq") => {
+        $crate::x86::Features::AVX512DQ
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::{Cpuid, Features as F, decide};
+
+    // Bit positions written out again from the Intel SDM, independent of
+    // the constants above.
+    const L1C_SSE3: u32 = 1 << 0;
+    const L1C_PCLMULQDQ: u32 = 1 << 1;
+    const L1C_SSSE3: u32 = 1 << 9;
+    const L1C_FMA: u32 = 1 << 12;
+    const L1C_CX16: u32 = 1 << 13;
+    const L1C_SSE41: u32 = 1 << 19;
+    const L1C_SSE42: u32 = 1 << 20;
+    const L1C_POPCNT: u32 = 1 << 23;
+    const L1C_AES: u32 = 1 << 25;
+    const L1C_XSAVE: u32 = 1 << 26;
+    const L1C_OSXSAVE: u32 = 1 << 27;
+    const L1C_AVX: u32 = 1 << 28;
+    const L1C_F16C: u32 = 1 << 29;
+    const L1D_SSE: u32 = 1 << 25;
+    const L1D_SSE2: u32 = 1 << 26;
+    const L7B_BMI1: u32 = 1 << 3;
+    const L7B_AVX2: u32 = 1 << 5;
+    const L7B_BMI2: u32 = 1 << 8;
+    const L7B_AVX512F: u32 = 1 << 16;
+    const L7B_AVX512DQ: u32 = 1 << 17;
+    const L7B_AVX512CD: u32 = 1 << 28;
+    const L7B_AVX512BW: u32 = 1 << 30;
+    const L7B_AVX512VL: u32 = 1 << 31;
+    const L7C_GFNI: u32 = 1 << 8;
+    const L7C_VAES: u32 = 1 << 9;
+    const L7C_VPCLMULQDQ: u32 = 1 << 10;
+    const XCR0_X87: u64 = 1 << 0;
+    const XCR0_SSE: u64 = 1 << 1;
+    const XCR0_AVX: u64 = 1 << 2;
+    const XCR0_OPMASK: u64 = 1 << 5;
+    const XCR0_ZMM_HI256: u64 = 1 << 6;
+    const XCR0_HI16_ZMM: u64 = 1 << 7;
+    const XCR0_PKRU: u64 = 1 << 9;
+
+    const XCR0_YMM: u64 = XCR0_X87 | XCR0_SSE | XCR0_AVX;
+    const XCR0_ZMM: u64 = XCR0_YMM | XCR0_OPMASK | XCR0_ZMM_HI256 | XCR0_HI16_ZMM;
+
+    const SSE_ALL: u32 = L1C_SSE3 | L1C_SSSE3 | L1C_CX16 | L1C_SSE41 | L1C_SSE42 | L1C_POPCNT;
+    const EDX: u32 = L1D_SSE | L1D_SSE2;
+    const AVX_LEAF1: u32 =
+        SSE_ALL | L1C_PCLMULQDQ | L1C_AES | L1C_XSAVE | L1C_OSXSAVE | L1C_AVX | L1C_FMA | L1C_F16C;
+    const AVX512_LEAF7B: u32 = L7B_BMI1
+        | L7B_AVX2
+        | L7B_BMI2
+        | L7B_AVX512F
+        | L7B_AVX512DQ
+        | L7B_AVX512CD
+        | L7B_AVX512BW
+        | L7B_AVX512VL;
+
+    const BASE: F = F::SSE2.union(F::SSSE3).union(F::SSE41);
+    const AESNI: F = BASE.union(F::PCLMULQDQ).union(F::AES);
+    const AVX2: F = AESNI.union(F::AVX).union(F::AVX2);
+    const VAES256: F = AVX2.union(F::VAES).union(F::VPCLMULQDQ);
+    const AVX512: F = F::AVX512F
+        .union(F::AVX512BW)
+        .union(F::AVX512VL)
+        .union(F::AVX512DQ);
+
+    /// Ice Lake / Zen 4: VAES and VPCLMULQDQ on zmm.
+    const ICE_LAKE: Cpuid = Cpuid {
+        max_leaf: 0x1b,
+        leaf1_ecx: AVX_LEAF1,
+        leaf1_edx: EDX,
+        leaf7_ebx: AVX512_LEAF7B,
+        leaf7_ecx: L7C_GFNI | L7C_VAES | L7C_VPCLMULQDQ,
+        xcr0: XCR0_ZMM | XCR0_PKRU,
+    };
+
+    #[test]
+    fn avx512_vaes() {
+        let f = decide(&ICE_LAKE);
+        assert_eq!(f, VAES256.union(AVX512));
+        // The checks the 512-bit backends make.
+        assert!(f.contains(F::AES | F::VAES | F::AVX512F | F::AVX512BW));
+        assert!(f.contains(F::VPCLMULQDQ | F::AVX512F | F::AVX512BW));
+    }
+
+    #[test]
+    fn avx2_vaes_without_avx512() {
+        // Zen 3 / Alder Lake: AVX2, VAES, VPCLMULQDQ, no AVX-512; the OS
+        // enables ymm state only.
+        let zen3 = Cpuid {
+            max_leaf: 0x10,
+            leaf7_ebx: L7B_BMI1 | L7B_AVX2 | L7B_BMI2,
+            leaf7_ecx: L7C_VAES | L7C_VPCLMULQDQ,
+            xcr0: XCR0_YMM | XCR0_PKRU,
+            ..ICE_LAKE
+        };
+        let f = decide(&zen3);
+        assert_eq!(f, VAES256);
+        assert!(f.contains(F::AES | F::VAES | F::AVX2));
+        assert!(f.contains(F::AVX2 | F::VPCLMULQDQ | F::PCLMULQDQ | F::SSSE3));
+        assert!(!f.contains(F::AVX512F));
+        // An OS that enables zmm state changes nothing without AVX512F.
+        assert_eq!(
+            decide(&Cpuid {
+                xcr0: XCR0_ZMM,
+                ..zen3
+            }),
+            VAES256
+        );
+    }
+
+    #[test]
+    fn aesni_pclmul_only() {
+        // Haswell: AVX2, AES-NI, PCLMULQDQ, no VAES.
+        let haswell = Cpuid {
+            max_leaf: 0xd,
+            leaf7_ebx: L7B_BMI1 | L7B_AVX2 | L7B_BMI2,
+            leaf7_ecx: 0,
+            xcr0: XCR0_YMM,
+            ..ICE_LAKE
+        };
+        assert_eq!(decide(&haswell), AVX2);
+        // Sandy Bridge: AVX, no AVX2.
+        let sandy = Cpuid {
+            leaf1_ecx: AVX_LEAF1 & !(L1C_FMA | L1C_F16C),
+            leaf7_ebx: 0,
+            ..haswell
+        };
+        assert_eq!(decide(&sandy), AESNI.union(F::AVX));
+        // Westmere: AES-NI and PCLMULQDQ, no XSAVE, highest leaf 0xb.
+        let westmere = Cpuid {
+            max_leaf: 0xb,
+            leaf1_ecx: SSE_ALL | L1C_PCLMULQDQ | L1C_AES,
+            leaf1_edx: EDX,
+            ..Cpuid::default()
+        };
+        assert_eq!(decide(&westmere), AESNI);
+    }
+
+    #[test]
+    fn ssse3_only() {
+        // Core 2 (Merom): SSSE3, no SSE4.1, AES or XSAVE.
+        let core2 = Cpuid {
+            max_leaf: 0xa,
+            leaf1_ecx: L1C_SSE3 | L1C_SSSE3 | L1C_CX16,
+            leaf1_edx: EDX,
+            ..Cpuid::default()
+        };
+        assert_eq!(decide(&core2), F::SSE2 | F::SSSE3);
+        // Words in leaf 7 are not read when the highest leaf is below 7 (a
+        // CPU then answers leaf 7 with another leaf's data).
+        let garbage = Cpuid {
+            max_leaf: 6,
+            leaf7_ebx: u32::MAX,
+            leaf7_ecx: u32::MAX,
+            ..ICE_LAKE
+        };
+        assert_eq!(decide(&garbage), AESNI.union(F::AVX));
+    }
+
+    #[test]
+    fn avx_disabled_by_os() {
+        // The CPU has everything, the OS saves only x87 and xmm state.
+        let f = decide(&Cpuid {
+            xcr0: XCR0_X87 | XCR0_SSE,
+            ..ICE_LAKE
+        });
+        assert_eq!(f, AESNI);
+        // OSXSAVE clear (the OS never set CR4.OSXSAVE): XCR0 is not looked
+        // at, whatever the description says.
+        let f = decide(&Cpuid {
+            leaf1_ecx: AVX_LEAF1 & !L1C_OSXSAVE,
+            ..ICE_LAKE
+        });
+        assert_eq!(f, AESNI);
+        // ymm state without xmm state is not enough.
+        let f = decide(&Cpuid {
+            xcr0: XCR0_ZMM & !XCR0_SSE,
+            ..ICE_LAKE
+        });
+        assert_eq!(f, AESNI);
+        // A hypervisor hiding AVX hides AVX2, VAES and AVX-512 with it.
+        let f = decide(&Cpuid {
+            leaf1_ecx: AVX_LEAF1 & !L1C_AVX,
+            ..ICE_LAKE
+        });
+        assert_eq!(f, AESNI);
+    }
+
+    #[test]
+    fn avx512_hardware_os_without_zmm() {
+        // Ice Lake hardware, the OS enables ymm state only: the 256-bit VAES
+        // and VPCLMULQDQ paths, no AVX-512.
+        let f = decide(&Cpuid {
+            xcr0: XCR0_YMM,
+            ..ICE_LAKE
+        });
+        assert_eq!(f, VAES256);
+        // Each one of the three zmm components missing is enough.
+        for missing in [XCR0_OPMASK, XCR0_ZMM_HI256, XCR0_HI16_ZMM] {
+            let f = decide(&Cpuid {
+                xcr0: XCR0_ZMM & !missing,
+                ..ICE_LAKE
+            });
+            assert_eq!(f, VAES256, "XCR0 without {missing:#x}");
+        }
+    }
+
+    #[test]
+    fn avx512_subsets() {
+        // Skylake-SP: AVX-512 F/BW/VL/DQ, no VAES.
+        let skx = Cpuid {
+            leaf7_ecx: 0,
+            ..ICE_LAKE
+        };
+        assert_eq!(decide(&skx), AVX2.union(AVX512));
+        // Knights Landing: AVX512F without BW/VL/DQ.
+        let knl = Cpuid {
+            leaf7_ebx: L7B_AVX2 | L7B_AVX512F | L7B_AVX512CD,
+            leaf7_ecx: 0,
+            ..ICE_LAKE
+        };
+        assert_eq!(decide(&knl), AVX2.union(F::AVX512F));
+    }
+
+    #[test]
+    fn names_match_flags() {
+        let mut all = F::EMPTY;
+        for (i, &(_, flag)) in F::NAMED.iter().enumerate() {
+            assert_eq!(flag.bits(), 1 << i);
+            all = all | flag;
+        }
+        assert_eq!(all, VAES256.union(AVX512));
+        assert_eq!(
+            std::format!("{:?}", decide(&ICE_LAKE)),
+            "{\"sse2\", \"ssse3\", \"sse4.1\", \"pclmulqdq\", \"aes\", \"avx\", \"avx2\", \
+             \"vaes\", \"vpclmulqdq\", \"avx512f\", \"avx512bw\", \"avx512vl\", \"avx512dq\"}"
+        );
+    }
+
+    #[test]
+    #[cfg(not(miri))]
+    fn live_matches_std() {
+        let live = super::features();
+        assert_eq!(super::features(), live, "cached value differs");
+        std::println!(
+            "live x86 features: {live:?} (CPUID {:x?})",
+            super::read_cpuid()
+        );
+        macro_rules! agree {
+            ($($name:tt => $flag:ident),* $(,)?) => {
+                $(
+                    assert_eq!(
+                        live.contains(F::$flag),
+                        std::arch::is_x86_feature_detected!($name),
+                        "{} disagrees with std", $name
+                    );
+                    assert!(super::has(crate::__x86_feature!($name)) == live.contains(F::$flag));
+                )*
+            };
+        }
+        agree! {
+            "sse2" => SSE2, "ssse3" => SSSE3, "sse4.1" => SSE41,
+            "pclmulqdq" => PCLMULQDQ, "aes" => AES, "avx" => AVX, "avx2" => AVX2,
+            "vaes" => VAES, "vpclmulqdq" => VPCLMULQDQ, "avx512f" => AVX512F,
+            "avx512bw" => AVX512BW, "avx512vl" => AVX512VL, "avx512dq" => AVX512DQ,
+        }
+        crate::x86_detect!(cpu_vaes256, "aes", "vaes", "avx2");
+        assert_eq!(
+            cpu_vaes256::get(),
+            live.contains(F::AES | F::VAES | F::AVX2)
+        );
+    }
+}
