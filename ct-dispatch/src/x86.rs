@@ -6,8 +6,9 @@
 //! when CPUID says the OS enabled it, OSXSAVE). Bit positions are those of
 //! the Intel SDM, Vol. 2A, CPUID, and Vol. 1, 13.1 (XCR0):
 //!
-//! * CPUID.01H:EDX bit 26 SSE2; ECX bits 1 PCLMULQDQ, 9 SSSE3, 19 SSE4.1,
-//!   25 AES, 26 XSAVE, 27 OSXSAVE, 28 AVX.
+//! * CPUID.01H:EDX bits 25 SSE, 26 SSE2; ECX bits 0 SSE3, 1 PCLMULQDQ,
+//!   9 SSSE3, 12 FMA, 19 SSE4.1, 20 SSE4.2, 25 AES, 26 XSAVE, 27 OSXSAVE,
+//!   28 AVX, 29 F16C.
 //! * CPUID.(EAX=07H,ECX=0):EBX bits 5 AVX2, 16 AVX512F, 17 AVX512DQ,
 //!   30 AVX512BW, 31 AVX512VL; ECX bits 9 VAES, 10 VPCLMULQDQ (read only
 //!   when CPUID.00H:EAX, the highest basic leaf, is at least 7).
@@ -24,6 +25,12 @@
 //!   Hi16_ZMM state (bits 5, 6, 7) as well. The 512-bit forms of VAES and
 //!   VPCLMULQDQ are usable when both [`Features::VAES`] (or
 //!   [`Features::VPCLMULQDQ`]) and [`Features::AVX512F`] are reported.
+//!
+//! A feature is also reported only with every feature that Rust's
+//! `target_feature` implies for it (AVX2 implies AVX and SSE4.2, VAES
+//! implies AES and AVX2, AVX512F implies FMA and F16C, ...), so a function
+//! compiled with `#[target_feature(enable = "<it>")]` runs wherever it is
+//! reported, even under a hypervisor that hides bits inconsistently.
 //!
 //! VAES and VPCLMULQDQ do not depend on AVX-512: AVX2-only CPUs with VAES
 //! (AMD Zen 3, Intel Alder Lake) run the 256-bit forms.
@@ -163,13 +170,18 @@ pub struct Cpuid {
 
 /// CPUID.01H:ECX and EDX bits.
 mod leaf1 {
+    pub(super) const ECX_SSE3: u32 = 1 << 0;
     pub(super) const ECX_PCLMULQDQ: u32 = 1 << 1;
     pub(super) const ECX_SSSE3: u32 = 1 << 9;
+    pub(super) const ECX_FMA: u32 = 1 << 12;
     pub(super) const ECX_SSE41: u32 = 1 << 19;
+    pub(super) const ECX_SSE42: u32 = 1 << 20;
     pub(super) const ECX_AES: u32 = 1 << 25;
     pub(super) const ECX_XSAVE: u32 = 1 << 26;
     pub(super) const ECX_OSXSAVE: u32 = 1 << 27;
     pub(super) const ECX_AVX: u32 = 1 << 28;
+    pub(super) const ECX_F16C: u32 = 1 << 29;
+    pub(super) const EDX_SSE: u32 = 1 << 25;
     pub(super) const EDX_SSE2: u32 = 1 << 26;
 }
 
@@ -201,47 +213,67 @@ mod xcr0 {
 /// The feature set a CPU with these CPUID words and XCR0 can run (the rules
 /// in the [module docs](self)). Pure: no CPUID is executed.
 pub const fn decide(c: &Cpuid) -> Features {
-    const fn bit(word: u32, mask: u32, flag: Features) -> Features {
-        if word & mask == mask {
-            flag
-        } else {
-            Features::EMPTY
-        }
-    }
     let (ecx, edx) = (c.leaf1_ecx, c.leaf1_edx);
     let (ebx7, ecx7) = if c.max_leaf >= 7 {
         (c.leaf7_ebx, c.leaf7_ecx)
     } else {
         (0, 0)
     };
-
-    let mut f = bit(edx, leaf1::EDX_SSE2, Features::SSE2)
-        .union(bit(ecx, leaf1::ECX_SSSE3, Features::SSSE3))
-        .union(bit(ecx, leaf1::ECX_SSE41, Features::SSE41))
-        .union(bit(ecx, leaf1::ECX_PCLMULQDQ, Features::PCLMULQDQ))
-        .union(bit(ecx, leaf1::ECX_AES, Features::AES));
+    const fn has(word: u32, mask: u32) -> bool {
+        word & mask == mask
+    }
 
     let xgetbv = leaf1::ECX_XSAVE | leaf1::ECX_OSXSAVE;
-    let xcr0 = if ecx & xgetbv == xgetbv { c.xcr0 } else { 0 };
-    let ymm_state = xcr0::SSE | xcr0::AVX;
-    let zmm_state = ymm_state | xcr0::OPMASK | xcr0::ZMM_HI256 | xcr0::HI16_ZMM;
+    let xcr0 = if has(ecx, xgetbv) { c.xcr0 } else { 0 };
+    let ymm_state = xcr0 & (xcr0::SSE | xcr0::AVX) == xcr0::SSE | xcr0::AVX;
+    let zmm = xcr0::OPMASK | xcr0::ZMM_HI256 | xcr0::HI16_ZMM;
+    let zmm_state = ymm_state && xcr0 & zmm == zmm;
 
-    if xcr0 & ymm_state != ymm_state || ecx & leaf1::ECX_AVX == 0 {
-        return f;
-    }
-    f = f
-        .union(Features::AVX)
-        .union(bit(ebx7, leaf7::EBX_AVX2, Features::AVX2))
-        .union(bit(ecx7, leaf7::ECX_VAES, Features::VAES))
-        .union(bit(ecx7, leaf7::ECX_VPCLMULQDQ, Features::VPCLMULQDQ));
+    // Each feature with what `target_feature` implies for it (so code
+    // compiled with `enable = "<it>"` runs): SSE4.1 needs SSSE3 needs SSE3;
+    // AVX needs SSE4.2; VAES needs AES and AVX2; VPCLMULQDQ needs PCLMULQDQ
+    // and AVX; AVX512F needs AVX2, FMA and F16C.
+    let sse2 = has(edx, leaf1::EDX_SSE | leaf1::EDX_SSE2);
+    let ssse3 = sse2 && has(ecx, leaf1::ECX_SSE3 | leaf1::ECX_SSSE3);
+    let sse41 = ssse3 && has(ecx, leaf1::ECX_SSE41);
+    let pclmulqdq = sse2 && has(ecx, leaf1::ECX_PCLMULQDQ);
+    let aes = sse2 && has(ecx, leaf1::ECX_AES);
+    let avx = ymm_state && sse41 && has(ecx, leaf1::ECX_SSE42 | leaf1::ECX_AVX);
+    let avx2 = avx && has(ebx7, leaf7::EBX_AVX2);
+    let vaes = avx2 && aes && has(ecx7, leaf7::ECX_VAES);
+    let vpclmulqdq = avx && pclmulqdq && has(ecx7, leaf7::ECX_VPCLMULQDQ);
+    let avx512f = zmm_state
+        && avx2
+        && has(ecx, leaf1::ECX_FMA | leaf1::ECX_F16C)
+        && has(ebx7, leaf7::EBX_AVX512F);
+    let avx512bw = avx512f && has(ebx7, leaf7::EBX_AVX512BW);
+    let avx512vl = avx512f && has(ebx7, leaf7::EBX_AVX512VL);
+    let avx512dq = avx512f && has(ebx7, leaf7::EBX_AVX512DQ);
 
-    if xcr0 & zmm_state != zmm_state || ebx7 & leaf7::EBX_AVX512F == 0 {
-        return f;
+    let mut f = Features::EMPTY;
+    let all = [
+        (sse2, Features::SSE2),
+        (ssse3, Features::SSSE3),
+        (sse41, Features::SSE41),
+        (pclmulqdq, Features::PCLMULQDQ),
+        (aes, Features::AES),
+        (avx, Features::AVX),
+        (avx2, Features::AVX2),
+        (vaes, Features::VAES),
+        (vpclmulqdq, Features::VPCLMULQDQ),
+        (avx512f, Features::AVX512F),
+        (avx512bw, Features::AVX512BW),
+        (avx512vl, Features::AVX512VL),
+        (avx512dq, Features::AVX512DQ),
+    ];
+    let mut i = 0;
+    while i < all.len() {
+        if all[i].0 {
+            f = f.union(all[i].1);
+        }
+        i += 1;
     }
-    f.union(Features::AVX512F)
-        .union(bit(ebx7, leaf7::EBX_AVX512BW, Features::AVX512BW))
-        .union(bit(ebx7, leaf7::EBX_AVX512VL, Features::AVX512VL))
-        .union(bit(ebx7, leaf7::EBX_AVX512DQ, Features::AVX512DQ))
+    f
 }
 
 /// Read this CPU's CPUID words and XCR0 (not under Miri, nor where CPUID
@@ -626,6 +658,48 @@ mod tests {
             ..ICE_LAKE
         };
         assert_eq!(decide(&knl), AVX2.union(F::AVX512F));
+    }
+
+    #[test]
+    fn implied_features_required() {
+        // Inconsistent CPUID words (as a hypervisor may present): a feature
+        // goes when one that `target_feature` implies for it is missing.
+        let drop = |ecx: u32, ebx7: u32, ecx7: u32| {
+            decide(&Cpuid {
+                leaf1_ecx: AVX_LEAF1 & !ecx,
+                leaf7_ebx: AVX512_LEAF7B & !ebx7,
+                leaf7_ecx: (L7C_VAES | L7C_VPCLMULQDQ) & !ecx7,
+                ..ICE_LAKE
+            })
+        };
+        // No SSE4.2: no AVX and nothing above it.
+        assert_eq!(drop(L1C_SSE42, 0, 0), AESNI);
+        // No SSE3: SSE2 alone plus the 128-bit AES/CLMUL instructions.
+        assert_eq!(drop(L1C_SSE3, 0, 0), F::SSE2 | F::PCLMULQDQ | F::AES);
+        // No AES: no VAES (VPCLMULQDQ stays).
+        let f = drop(L1C_AES, 0, 0);
+        assert!(!f.contains(F::AES) && !f.contains(F::VAES));
+        assert!(f.contains(F::VPCLMULQDQ | F::AVX512F));
+        // No PCLMULQDQ: no VPCLMULQDQ.
+        let f = drop(L1C_PCLMULQDQ, 0, 0);
+        assert!(!f.contains(F::PCLMULQDQ) && !f.contains(F::VPCLMULQDQ));
+        assert!(f.contains(F::VAES | F::AVX512F));
+        // No AVX2: no VAES and no AVX-512 (VPCLMULQDQ needs only AVX).
+        assert_eq!(drop(0, L7B_AVX2, 0), AESNI | F::AVX | F::VPCLMULQDQ);
+        // No FMA or no F16C: no AVX-512.
+        assert_eq!(drop(L1C_FMA, 0, 0), VAES256);
+        assert_eq!(drop(L1C_F16C, 0, 0), VAES256);
+        // No AVX512F: no BW/VL/DQ either.
+        assert_eq!(drop(0, L7B_AVX512F, 0), VAES256);
+        // XSAVE clear with OSXSAVE set (impossible on real hardware): XCR0
+        // is not trusted.
+        assert_eq!(drop(L1C_XSAVE, 0, 0), AESNI);
+        // SSE2 without SSE.
+        let f = decide(&Cpuid {
+            leaf1_edx: L1D_SSE2,
+            ..ICE_LAKE
+        });
+        assert_eq!(f, F::EMPTY);
     }
 
     #[test]
