@@ -47,7 +47,7 @@ use core::arch::x86_64::*;
 use core::ops::{BitAnd, BitOr, BitXor, Not};
 use zeroize::ZeroizeOnDrop;
 
-use super::{cpu_avx2, cpu_ssse3};
+use super::{Lanes, cpu_avx2, cpu_ssse3};
 
 cpufeatures::new!(cpu_avx512, "avx512f", "avx512bw");
 
@@ -440,7 +440,7 @@ unsafe fn crypt_x512<const NR: usize>(
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
     rk: [[u8; 16]; 120],
-    lanes: u8,
+    lanes: Lanes,
 }
 
 impl<const NR: usize> Drop for Key<NR> {
@@ -453,24 +453,39 @@ impl<const NR: usize> ZeroizeOnDrop for Key<NR> {}
 
 impl<const NR: usize> Key<NR> {
     /// Run `n` blocks (`n` a multiple of the pass width, at most 32).
+    ///
+    /// # Safety
+    /// `inp` / `out`: `n` readable / writable blocks.
     #[inline(always)]
-    fn run(&self, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
-        self.run_at(self.lanes, inp, out, n, dec)
+    unsafe fn run(&self, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
+        // SAFETY: per the function contract.
+        unsafe { self.run_at(self.lanes, inp, out, n, dec) }
     }
 
     /// `run` at `lanes` <= `self.lanes` (the key form is the same at every
     /// width).
+    ///
+    /// # Safety
+    /// `inp` / `out`: `n` readable / writable blocks.
     #[inline(always)]
-    fn run_at(&self, lanes: u8, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
-        debug_assert!(lanes <= self.lanes);
+    unsafe fn run_at(&self, lanes: Lanes, inp: *const u8, out: *mut u8, n: usize, dec: bool) {
+        // A wider pass than the token's would run instructions the CPU
+        // may lack; a count that is not whole passes would run past the
+        // caller's `n` blocks.
+        assert!(lanes <= self.lanes);
+        assert!(n <= 32 && n.is_multiple_of(lanes.pass_blocks()));
         // SAFETY: a `Key` is only made with a `Bsaes` token, whose `lanes`
-        // reflects the CPU check (SSSE3; 2: AVX2; 4: AVX-512F/BW), and
-        // callers stay at or below it; callers pass `n` valid blocks.
+        // reflects the CPU check (SSSE3; X2: AVX2; X4: AVX-512F/BW), and
+        // `lanes` is at or below it; each routine runs whole passes of
+        // `lanes` over exactly the `n` blocks the caller vouches for (the
+        // 512-bit one always 32: `n` is 32 when it is a nonzero multiple
+        // of 32, and 0 runs nothing).
         unsafe {
             match lanes {
-                4 => crypt_x512::<NR>(&self.rk, inp, out, dec),
-                2 => crypt_x256::<NR>(&self.rk, inp, out, n, dec),
-                _ => crypt_x128::<NR>(&self.rk, inp, out, n, dec),
+                Lanes::X4 if n == 32 => crypt_x512::<NR>(&self.rk, inp, out, dec),
+                Lanes::X4 => {}
+                Lanes::X2 => crypt_x256::<NR>(&self.rk, inp, out, n, dec),
+                Lanes::X1 => crypt_x128::<NR>(&self.rk, inp, out, n, dec),
             }
         }
     }
@@ -478,7 +493,8 @@ impl<const NR: usize> Key<NR> {
     #[inline(always)]
     fn batch(&self, b: InOut<'_, '_, Array<Block, U32>>, dec: bool) {
         let (i, o) = b.into_raw();
-        self.run(i.cast(), o.cast(), 32, dec);
+        // SAFETY: `i` / `o` point to 32 readable / writable blocks.
+        unsafe { self.run(i.cast(), o.cast(), 32, dec) };
     }
 
     /// Fewer than 32 blocks: zero-padded to whole passes of the narrowest
@@ -489,19 +505,24 @@ impl<const NR: usize> Key<NR> {
     fn short(&self, mut b: InOutBuf<'_, '_, Block>, dec: bool) {
         let n = b.len();
         let lanes = match n {
-            0..=8 => 1,
-            9..=16 => 2,
-            _ => 4,
+            0..=8 => Lanes::X1,
+            9..=16 => Lanes::X2,
+            _ => Lanes::X4,
         }
         .min(self.lanes);
-        let pass = 8 * lanes as usize;
+        let pass = lanes.pass_blocks();
         let m = n.div_ceil(pass) * pass;
         let mut tmp = [[0u8; 16]; 32];
+        // The padded count must fit the buffer: true for every width that
+        // exists (8, 16, 32 blocks per pass, `n` < 32), checked here where
+        // it is computed so no width can run past it.
+        assert!(m <= tmp.len());
         for (t, s) in tmp.iter_mut().zip(b.get_in()) {
             *t = (*s).into();
         }
         let p = tmp.as_mut_ptr().cast::<u8>();
-        self.run_at(lanes, p, p, m, dec);
+        // SAFETY: `m` blocks of `tmp` (asserted above), read and written.
+        unsafe { self.run_at(lanes, p, p, m, dec) };
         for (d, s) in b.get_out().iter_mut().zip(tmp.iter()) {
             *d = (*s).into();
         }
@@ -511,7 +532,7 @@ impl<const NR: usize> Key<NR> {
 
 /// Planes of standard round keys; `fold`: XOR 0x63 into keys 1..=NR.
 #[target_feature(enable = "ssse3")]
-fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool, lanes: u8) -> Key<NR> {
+fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool, lanes: Lanes) -> Key<NR> {
     let mut rk = [[0u8; 16]; 120];
     let c = _mm_set1_epi8(if fold { 0x63 } else { 0 });
     for r in 0..=NR {
@@ -545,7 +566,7 @@ fn scrub512(a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
 /// Proof that this CPU has SSSE3 (and how wide the batch code may go).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bsaes {
-    lanes: u8,
+    lanes: Lanes,
 }
 
 impl Bitsliced<Vpaes> for Bsaes {
@@ -558,14 +579,14 @@ impl Bitsliced<Vpaes> for Bsaes {
             return None;
         }
         let hw = if cpu_avx512::get() {
-            4
+            Lanes::X4
         } else if cpu_avx2::get() {
-            2
+            Lanes::X2
         } else {
-            1
+            Lanes::X1
         };
         Some(Bsaes {
-            lanes: hw.min(super::simd_lanes()).max(1),
+            lanes: hw.min(super::simd_lanes()),
         })
     }
 
@@ -610,9 +631,9 @@ impl Bitsliced<Vpaes> for Bsaes {
     #[inline(always)]
     fn policy(t: Bsaes) -> Policy {
         X86_POLICY[match t.lanes {
-            4 => 2,
-            2 => 1,
-            _ => 0,
+            Lanes::X4 => 2,
+            Lanes::X2 => 1,
+            Lanes::X1 => 0,
         }]
     }
 
@@ -625,13 +646,13 @@ impl Bitsliced<Vpaes> for Bsaes {
     /// the scrub after a converting call cost more than the 256-byte GCM
     /// seal's AES).
     fn scrub(t: Bsaes, a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
-        // SAFETY: `lanes` 4 / 2 only after the AVX-512F / AVX2 checks
+        // SAFETY: `lanes` X4 / X2 only after the AVX-512F / AVX2 checks
         // (`token`).
         unsafe {
             match t.lanes {
-                4 => scrub512(a),
-                2 => scrub256(a),
-                _ => crate::hybrid::scrub_generic(a),
+                Lanes::X4 => scrub512(a),
+                Lanes::X2 => scrub256(a),
+                Lanes::X1 => crate::hybrid::scrub_generic(a),
             }
         }
     }

@@ -763,7 +763,7 @@ impl SingleBlock for Vpaes {
 
     fn token() -> Option<Vpaes> {
         cpu_ssse3::get().then(|| Vpaes {
-            pair256: cpu_avx2::get() && super::simd_lanes() >= 2,
+            pair256: cpu_avx2::get() && super::simd_lanes() >= super::Lanes::X2,
         })
     }
 
