@@ -61,3 +61,18 @@ impl fmt::Debug for RoundKeys {
 pub fn uses_aes_instructions(backend: Backend) -> bool {
     matches!(backend.name(), "aesni" | "vaes" | "armv8")
 }
+
+/// Block counts at which the `hybrid` backend's plan for a call changes on
+/// this CPU (its policy's tail thresholds, batch size and multiples), each
+/// with its neighbours; `None` where the hybrid cannot run here. For tests
+/// and the constant-time checker, which must reach every plan.
+pub fn hybrid_policy_edges() -> Option<[usize; crate::hybrid::POLICY_EDGES]> {
+    #[cfg(any(
+        all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"),
+        all(target_arch = "aarch64", feature = "neon", feature = "hybrid"),
+        all(target_arch = "arm", feature = "neon", feature = "hybrid"),
+    ))]
+    return crate::hybrid::HybridEngine::policy_edges();
+    #[allow(unreachable_code)]
+    None
+}

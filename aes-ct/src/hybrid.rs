@@ -873,3 +873,35 @@ pub(crate) type BsaesEngine = crate::arm::Bsaes;
 /// The hybrid (armv7: NEON, assembly).
 #[cfg(all(target_arch = "arm", feature = "neon", feature = "hybrid"))]
 pub(crate) type HybridEngine = crate::arm::Hybrid;
+
+/// Number of entries [`Hybrid::policy_edges`] returns.
+pub(crate) const POLICY_EDGES: usize = 18;
+
+impl<V: SingleBlock, B: Bitsliced<V>> Hybrid<V, B> {
+    /// Block counts at which a call's plan changes on this CPU, each with
+    /// its neighbours: the two tail thresholds of [`Bitsliced::policy`],
+    /// the batch size, a batch plus each threshold, two batches, and the
+    /// vpaes-batch limit. `None` where the hybrid cannot run. Tests and the
+    /// constant-time checker take their block counts from here so that
+    /// they follow the policy when it is re-tuned.
+    pub(crate) fn policy_edges() -> Option<[usize; POLICY_EDGES]> {
+        let (_, bt) = <Self as Engine>::token()?;
+        let p = B::policy(bt);
+        let b = B::Batch::USIZE;
+        let at = [
+            p.tail_bsaes_converted.min(b),
+            p.tail_bsaes_fresh.min(b),
+            b,
+            b + p.tail_bsaes_converted.min(b),
+            2 * b,
+            (p.vpaes_batches + 1) * b,
+        ];
+        let mut out = [0; POLICY_EDGES];
+        for (i, x) in at.iter().enumerate() {
+            out[3 * i] = x.saturating_sub(1).max(1);
+            out[3 * i + 1] = *x;
+            out[3 * i + 2] = x + 1;
+        }
+        Some(out)
+    }
+}

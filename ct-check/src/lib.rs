@@ -18,6 +18,7 @@
 
 pub mod dudect;
 pub mod toys;
+pub mod trace;
 pub mod valgrind;
 
 mod cases_adiantum;

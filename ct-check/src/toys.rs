@@ -65,3 +65,16 @@ pub fn clean(secret: &[u8]) -> (u8, u32) {
     }
     (acc, n)
 }
+
+/// Divides by a secret: integer division takes operand-dependent time on
+/// many CPUs (and is a software loop on ARMv7 cores without `udiv`). The
+/// trace check must report it.
+#[inline(never)]
+pub fn leaky_division(secret: &[u8]) -> u32 {
+    let mut n = black_box(0xffff_fff1u32);
+    for &b in secret {
+        n = black_box(n / (u32::from(b) | 1));
+        n = n.wrapping_add(0x8765_4321);
+    }
+    n
+}

@@ -13,6 +13,7 @@ mod nostd;
 mod prereq;
 mod speed;
 mod test;
+mod trace;
 mod util;
 
 use std::process::ExitCode;
@@ -40,6 +41,11 @@ const COMMANDS: &[(&str, Command, &str)] = &[
         "ct",
         ct::main,
         "constant-time checks under valgrind; `--timing`: dudect t-test",
+    ),
+    (
+        "ct-trace",
+        trace::main,
+        "trace-equivalence constant-time check under qemu, every architecture (`ct-trace --help`)",
     ),
     (
         "fuzz",

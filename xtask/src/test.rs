@@ -329,7 +329,7 @@ fn cross_gcc(triple: &str) -> &'static str {
 }
 
 /// Compile the `getauxval` shim for `triple` into the target dir.
-fn build_shim(triple: &str) -> Result<PathBuf, String> {
+pub(crate) fn build_shim(triple: &str) -> Result<PathBuf, String> {
     let dir = util::xtask_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let out = dir.join(format!("hwcapmask-{triple}.so"));

@@ -1,0 +1,192 @@
+//! `ct-trace`: the guest program of the trace-equivalence check. Run it
+//! under qemu-user with the `cttrace` plugin (as `cargo xtask ct-trace`
+//! does); natively it only runs the workloads.
+//!
+//! ```text
+//! ct-trace [--secrets N] [--only SUBSTR]...   run: one line per window
+//! ct-trace list                               workload names
+//! ```
+//!
+//! For every workload it runs one warm-up window (secret set 0) and then
+//! `N` windows with secret sets 1..=N (default 8), printing first one line
+//! `B<TAB>crate<TAB>backends` per crate, then for each window
+//! `W<TAB>workload<TAB>expect<TAB>set<TAB>output digest`, in the order the
+//! plugin writes its window lines: the driver pairs them by position.
+
+use ct_check::Rng;
+use ct_check::trace::{Expect, workloads};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::UnsafeCell;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The allocator of a run: inside a run every allocation comes from a bump
+/// arena that restarts at the same address for every run, so a workload's
+/// buffers sit at the same addresses for every secret set and the address
+/// trace compares the code's accesses, not where malloc happened to put
+/// them. Outside runs (workload list, output) the system allocator serves.
+struct RunAlloc;
+
+const ARENA: usize = 16 << 20;
+
+#[repr(C, align(4096))]
+struct Arena(UnsafeCell<[u8; ARENA]>);
+
+// SAFETY: the arena's bytes are handed out once each per run (bump
+// allocation under an atomic cursor); runs are sequential.
+unsafe impl Sync for Arena {}
+
+static MEM: Arena = Arena(UnsafeCell::new([0; ARENA]));
+static IN_RUN: AtomicBool = AtomicBool::new(false);
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+fn in_arena(p: *mut u8) -> bool {
+    let base = MEM.0.get() as usize;
+    (base..base + ARENA).contains(&(p as usize))
+}
+
+// SAFETY: `alloc` returns either System's memory or a fresh, aligned,
+// in-bounds range of the arena that no other live allocation overlaps
+// (the cursor only grows within a run; a new run starts only after the
+// previous run's allocations are dropped, see `run`).
+unsafe impl GlobalAlloc for RunAlloc {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        if !IN_RUN.load(Ordering::Relaxed) {
+            // SAFETY: forwarded with the caller's layout.
+            return unsafe { System.alloc(l) };
+        }
+        let base = MEM.0.get() as usize;
+        let start = (base + NEXT.load(Ordering::Relaxed)).next_multiple_of(l.align());
+        let end = start + l.size();
+        assert!(end <= base + ARENA, "ct-trace: run arena exhausted");
+        NEXT.store(end - base, Ordering::Relaxed);
+        start as *mut u8
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        if !in_arena(p) {
+            // SAFETY: `p` came from System with layout `l`.
+            unsafe { System.dealloc(p, l) }
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOC: RunAlloc = RunAlloc;
+
+/// One run of a workload on the run arena; its allocations are all
+/// dropped when the closure returns (it returns a plain `u64`).
+fn run(f: &dyn Fn(&mut Rng) -> u64, rng: &mut Rng) -> u64 {
+    NEXT.store(0, Ordering::Relaxed);
+    IN_RUN.store(true, Ordering::Relaxed);
+    let d = f(rng);
+    IN_RUN.store(false, Ordering::Relaxed);
+    d
+}
+
+fn seed(name: &str, set: u64) -> u64 {
+    let h = ct_check::trace::digest(&[name.as_bytes()]);
+    h ^ set.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+fn main() -> ExitCode {
+    let mut secrets = 8u64;
+    let mut only: Vec<String> = Vec::new();
+    let mut list = false;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--secrets" => match it.next().and_then(|s| s.parse().ok()) {
+                Some(n) if n >= 2 => secrets = n,
+                _ => {
+                    eprintln!("--secrets needs a number >= 2");
+                    return ExitCode::from(2);
+                }
+            },
+            "--only" => match it.next() {
+                Some(s) => only.push(s.clone()),
+                None => {
+                    eprintln!("--only needs a value");
+                    return ExitCode::from(2);
+                }
+            },
+            "list" => list = true,
+            other => {
+                eprintln!(
+                    "unknown argument `{other}`\nusage: ct-trace [list] [--secrets N] [--only SUBSTR]..."
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let all = workloads();
+    let selected: Vec<_> = all
+        .iter()
+        .filter(|w| {
+            w.name.starts_with("toy/")
+                || only.is_empty()
+                || only.iter().any(|o| w.name.contains(o.as_str()))
+        })
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if list {
+        for w in &selected {
+            let _ = writeln!(out, "{}", w.name);
+        }
+        return ExitCode::SUCCESS;
+    }
+    // What this CPU (as qemu presents it) runs: the driver checks that a
+    // configuration tests the backends it claims to.
+    let names = |v: Vec<String>| v.join(",");
+    let _ = writeln!(
+        out,
+        "B\taes-ct\t{}",
+        names(
+            aes_ct::Backend::available()
+                .map(|b| b.to_string())
+                .collect()
+        )
+    );
+    let _ = writeln!(
+        out,
+        "B\tghash-ct\t{}",
+        names(
+            ghash_ct::Backend::available()
+                .map(|b| b.to_string())
+                .collect()
+        )
+    );
+    let _ = writeln!(
+        out,
+        "B\taes-gcm-ct\t{}",
+        names(
+            aes_gcm_ct::Backend::available()
+                .map(|b| b.to_string())
+                .collect()
+        )
+    );
+    let _ = writeln!(
+        out,
+        "B\tadiantum-ct\t{}",
+        names(
+            adiantum_ct::Backend::available()
+                .map(|b| b.to_string())
+                .collect()
+        )
+    );
+    for w in &selected {
+        let expect = match w.expect {
+            Expect::Same => "same",
+            Expect::Leaks => "leaks",
+        };
+        for set in 0..=secrets {
+            let mut rng = Rng(seed(&w.name, set));
+            let d = run(&*w.run, &mut rng);
+            let _ = writeln!(out, "W\t{}\t{expect}\t{set}\t{d:016x}", w.name);
+        }
+    }
+    let _ = out.flush();
+    ExitCode::SUCCESS
+}
