@@ -24,8 +24,10 @@
 //!   after AES round 1 in program order, the vector holding the running
 //!   hash last (shortest dependency chain). The sums are reduced lane-wise
 //!   and then folded (one vector folded, not three). Counter blocks are
-//!   kept in their real byte order and stepped with one add while the last
-//!   byte does not carry (no per-batch byte shuffle).
+//!   kept with a little-endian counter word, stepped with one add per
+//!   vector and turned into real blocks with one shuffle per vector: the
+//!   same instructions for every counter value, which is secret unless
+//!   the nonce has 96 bits (J0 = GHASH_H(nonce)), so no branch on a carry.
 //!   Karatsuba (3 multiplies instead of 4) was tried and measured slower on
 //!   Zen 4.
 //! * Remainder (< 16 blocks, last one partial): ONE vectorised pass, not a
@@ -59,7 +61,7 @@ use super::aesni_clmul::{bswap, ld, mul, reduce, st};
 use crate::Block;
 use aead::inout::InOutBuf;
 use core::arch::x86_64::*;
-use zeroize::Zeroize;
+use ct_dispatch::wipe::wipe;
 
 cpufeatures::new!(
     cpu_vaes512,
@@ -168,7 +170,7 @@ fn crypt256<const NR: usize>(
 /// # Safety
 /// Every method requires the CPU features of its width (see the CPU
 /// checks above).
-trait Lanes: Copy {
+trait Lanes: Copy + ct_dispatch::wipe::Zeroable {
     /// 128-bit lanes per vector.
     const L: usize;
     /// Vectors per main-loop batch (N L = 16 blocks, one reduction).
@@ -211,6 +213,11 @@ struct Z(__m512i);
 /// 256-bit vector (AVX2 + VAES + VPCLMULQDQ).
 #[derive(Clone, Copy)]
 struct Y(__m256i);
+
+// SAFETY: one vector each, for which every bit pattern is valid.
+unsafe impl ct_dispatch::wipe::Zeroable for Z {}
+// SAFETY: as for `Z`.
+unsafe impl ct_dispatch::wipe::Zeroable for Y {}
 
 // SAFETY (all methods of both impls): each is a thin wrapper over the named
 // intrinsics; the caller guarantees the CPU features (trait contract), and
@@ -496,12 +503,6 @@ unsafe fn store16(p: *mut u8, v: __m128i, n: usize) -> __m128i {
     }
 }
 
-/// Overwrite a stack buffer that held message bytes.
-#[inline(always)]
-fn wipe<const N: usize>(t: &mut [u8; N]) {
-    t.zeroize();
-}
-
 /// Unreduced sums (lo, mid, hi) of products.
 type Acc<V> = (V, V, V);
 
@@ -706,25 +707,31 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
         } else {
             lens
         };
-        finish(s, Some(mul(l, h1)))
+        let h = finish(s, Some(mul(l, h1)));
+        // The AES states (keystream) and the input (plaintext when
+        // encrypting) of the remainder.
+        wipe(&mut x);
+        wipe(&mut d);
+        wipe(&mut s);
+        h
     }
 }
 
 /// The counter blocks of the batch whose first counter is `c`, in N
 /// vectors, with the counter word little-endian (so it can be added to;
 /// `cswap` makes the real block; the 32-bit add wraps as GCM's inc32).
+/// Built in registers from `j0v` (J0 is secret unless the nonce has 96
+/// bits, so no stack copy of it is made).
 ///
 /// # Safety
 /// `V`'s features.
 #[inline(always)]
-unsafe fn ctr_le<V: Lanes>(j0: &Block, c: u32) -> [V; MAXN] {
-    // SAFETY: the caller's contract.
+unsafe fn ctr_le<V: Lanes>(j0v: __m128i, c: u32) -> [V; MAXN] {
+    // SAFETY: the caller's contract (SSE4.1 is among `V`'s features).
     unsafe {
-        let mut b = [0u8; 16];
-        b[..12].copy_from_slice(&j0[..12]);
-        b[12..].copy_from_slice(&c.to_le_bytes());
+        let first = _mm_insert_epi32::<3>(j0v, c as i32);
         let step = V::bcast(_mm_set_epi32(V::L as i32, 0, 0, 0));
-        let mut v = [V::bcast(ld(&b)).add32(V::lane_index()); MAXN];
+        let mut v = [V::bcast(first).add32(V::lane_index()); MAXN];
         for k in 1..V::N {
             v[k] = v[k - 1].add32(step);
         }
@@ -732,42 +739,23 @@ unsafe fn ctr_le<V: Lanes>(j0: &Block, c: u32) -> [V; MAXN] {
     }
 }
 
-/// [`ctr_le`] in the real (big-endian) byte order. The main loops keep
-/// this form and make the next batch's by adding 16 to the last byte
-/// ([`ctr_next_be`]): 4 fewer shuffles per batch on the port the
-/// multiplies use.
+/// From one batch's counter blocks ([`ctr_le`] form) to the next: one
+/// 32-bit add of `BATCH` per vector, nothing else. The counter is secret
+/// whenever the nonce is not 96 bits long (J0 = GHASH_H(nonce)), so this
+/// step takes no scalar counter and has no branch: its instructions are
+/// the same for every counter value, carries into the higher counter bytes
+/// included (the add is on the little-endian word; the byte order is
+/// fixed by one shuffle per vector where the blocks are used).
 ///
 /// # Safety
 /// `V`'s features.
 #[inline(always)]
-unsafe fn ctr_be<V: Lanes>(j0: &Block, c: u32, cswap: V) -> [V; MAXN] {
+unsafe fn ctr_step<V: Lanes>(cl: &mut [V; MAXN]) {
     // SAFETY: the caller's contract.
     unsafe {
-        let mut v = ctr_le::<V>(j0, c);
-        for x in &mut v[..V::N] {
-            *x = x.shuf(cswap);
-        }
-        v
-    }
-}
-
-/// From the batch at counter `c` to the next: one add per vector while
-/// the last byte does not carry (14 batches of 16 in 16; the public
-/// counter decides, no secret), else rebuilt.
-///
-/// # Safety
-/// `V`'s features.
-#[inline(always)]
-unsafe fn ctr_next_be<V: Lanes>(cb: &mut [V; MAXN], j0: &Block, c: u32, cswap: V) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        if c & 0xff <= (256 - 2 * BATCH) as u32 {
-            let inc = V::bcast(_mm_set_epi32((BATCH as i32) << 24, 0, 0, 0));
-            for x in &mut cb[..V::N] {
-                *x = x.add32(inc);
-            }
-        } else {
-            *cb = ctr_be::<V>(j0, c.wrapping_add(BATCH as u32), cswap);
+        let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
+        for x in &mut cl[..V::N] {
+            *x = x.add32(inc);
         }
     }
 }
@@ -796,7 +784,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         for k in &key.rk[1..NR] {
             m = _mm_aesenc_si128(m, ld(k));
         }
-        let mask = _mm_aesenclast_si128(m, ld(&key.rk[NR]));
+        let mut mask = _mm_aesenclast_si128(m, ld(&key.rk[NR]));
 
         let mut rk = [V::zero(); 15];
         for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
@@ -823,10 +811,11 @@ unsafe fn body<V: Lanes, const NR: usize>(
             hash_aad(&c, &pm, aad)
         };
 
-        // Counter blocks: see `ctr_le` / `ctr_be`.
+        // Counter blocks: built once here (`ctr_le`), then stepped with
+        // `ctr_step` only; no scalar counter is kept, so nothing below can
+        // branch on it.
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-        let mut cnt = ctr0;
-        let mut cb = ctr_be::<V>(j0, ctr0, c.cswap);
+        let mut cl = ctr_le::<V>(j0v, ctr0);
         // The multiplies (and the reduction's inputs) go right after AES
         // round 1, vector 0 (which takes `acc`) last. Early in program order
         // they reach the scheduler while the AES rounds still wait on each
@@ -857,10 +846,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
             while len - off >= bb {
                 let mut x = [V::zero(); MAXN];
                 for k in 0..V::N {
-                    x[k] = cb[k].xor(rk[0]);
+                    x[k] = cl[k].shuf(c.cswap).xor(rk[0]);
                 }
-                ctr_next_be(&mut cb, j0, cnt, c.cswap);
-                cnt = cnt.wrapping_add(BATCH as u32);
+                ctr_step(&mut cl);
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
                     for v in &mut x[..V::N] {
@@ -900,13 +888,12 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 let mut x = [V::zero(); MAXN];
                 let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
-                    x[k] = cb[k].xor(rk[0]);
+                    x[k] = cl[k].shuf(c.cswap).xor(rk[0]);
                     if V::KEEP {
                         d[k] = V::load(inp.add(off + 16 * l * k));
                     }
                 }
-                ctr_next_be(&mut cb, j0, cnt, c.cswap);
-                cnt = cnt.wrapping_add(BATCH as u32);
+                ctr_step(&mut cl);
                 let input = |k: usize, d: &[V; MAXN]| {
                     if V::KEEP {
                         d[k]
@@ -945,25 +932,30 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let lens = bswap(ld(&lens));
         let h1 = ld(&key.h[NPOW - 1]);
         let r = len - off;
-        let ctrs = ctr_le::<V>(j0, cnt);
+        let ctrs = &cl;
         let (i, o) = (inp.add(off), out.add(off));
         acc = match r.div_ceil(16 * l) {
-            0 => tail::<V, NR, 0>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            1 => tail::<V, NR, 1>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            2 => tail::<V, NR, 2>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            3 => tail::<V, NR, 3>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            4 => tail::<V, NR, 4>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            5 => tail::<V, NR, 5>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            6 => tail::<V, NR, 6>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            7 => tail::<V, NR, 7>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
-            _ => tail::<V, NR, 8>(&c, &rk, &ctrs, acc, i, o, r, encrypt, lens, h1),
+            0 => tail::<V, NR, 0>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            1 => tail::<V, NR, 1>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            2 => tail::<V, NR, 2>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            3 => tail::<V, NR, 3>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            4 => tail::<V, NR, 4>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            5 => tail::<V, NR, 5>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            6 => tail::<V, NR, 6>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            7 => tail::<V, NR, 7>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
+            _ => tail::<V, NR, 8>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
         };
         let tag = Block::from(st(_mm_xor_si128(bswap(acc), mask)));
 
-        for v in rk.iter_mut().chain(pm.iter_mut()) {
-            // SAFETY: valid exclusive reference.
-            core::ptr::write_volatile(v, V::zero());
-        }
+        // Secrets the stack may hold (the round keys and powers, E(J0),
+        // the counters derived from J0, the GHASH state): registers the
+        // compiler spilled are out of reach, named values are not.
+        wipe(&mut rk);
+        wipe(&mut pm);
+        wipe(&mut cl);
+        wipe(&mut m);
+        wipe(&mut mask);
+        wipe(&mut acc);
         tag
     }
 }

@@ -235,3 +235,46 @@ impl Rng {
         (0..n).map(|_| self.next() as u8).collect()
     }
 }
+
+/// GF(2^128) product of GCM (SP 800-38D algorithm 1), bit by bit: test
+/// code, independent of the implementations under test.
+pub fn gf_mul(x: u128, y: u128) -> u128 {
+    let mut z = 0;
+    let mut v = y;
+    for i in 0..128 {
+        if (x >> (127 - i)) & 1 == 1 {
+            z ^= v;
+        }
+        v = if v & 1 == 1 {
+            (v >> 1) ^ (0xe1 << 120)
+        } else {
+            v >> 1
+        };
+    }
+    z
+}
+
+/// J0 of a 16-byte nonce under hash key `h`: GHASH(nonce || 0^64 || [128]_64).
+pub fn j0_of(h: u128, nonce: &[u8; 16]) -> [u8; 16] {
+    let y = gf_mul(u128::from_be_bytes(*nonce), h);
+    gf_mul(y ^ 128, h).to_be_bytes()
+}
+
+/// For each value 0..=255 of J0's last byte, a 16-byte nonce that gives it.
+pub fn nonces_by_low_byte(key: &[u8]) -> Vec<[u8; 16]> {
+    use cipher::{BlockCipherEncrypt as _, KeyInit as _};
+    let mut h = cipher::Block::<aes::Aes128>::default();
+    match key.len() {
+        16 => aes::Aes128::new(key.try_into().unwrap()).encrypt_block(&mut h),
+        _ => aes::Aes256::new(key.try_into().unwrap()).encrypt_block(&mut h),
+    }
+    let h = u128::from_be_bytes(h.0);
+    let mut found: Vec<Option<[u8; 16]>> = vec![None; 256];
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    while found.iter().any(Option::is_none) {
+        let n: [u8; 16] = rng.bytes(16).try_into().unwrap();
+        let j0 = j0_of(h, &n);
+        found[usize::from(j0[15])].get_or_insert(n);
+    }
+    found.into_iter().map(Option::unwrap).collect()
+}
