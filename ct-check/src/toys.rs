@@ -32,15 +32,28 @@ pub fn leaky_table(secret: &[u8]) -> u8 {
 /// depends on uninitialised value(s)".
 #[inline(never)]
 pub fn leaky_branch(secret: &[u8]) -> u32 {
+    // The two arms are calls, so no compiler can turn the branch into a
+    // conditional select or predicated instructions (as it does for
+    // small arms on ARMv7): the toy must really branch on the secret.
     let mut n = 0u32;
     for &b in secret {
         if b & 1 == 1 {
-            n = black_box(n.wrapping_mul(3).wrapping_add(1));
+            n = odd_step(n);
         } else {
-            n = black_box(n ^ 0x55);
+            n = even_step(n);
         }
     }
     n
+}
+
+#[inline(never)]
+fn odd_step(n: u32) -> u32 {
+    black_box(n.wrapping_mul(3).wrapping_add(1))
+}
+
+#[inline(never)]
+fn even_step(n: u32) -> u32 {
+    black_box(n ^ 0x55).rotate_left(3)
 }
 
 /// Constant time: the same lookup done by scanning the whole table with a

@@ -12,7 +12,9 @@
  * method of Almeida et al., "Verifying constant-time implementations",
  * USENIX Security 2016, sec. 2, here checked dynamically on the executed
  * binary rather than proved). The plugin also reports executed integer
- * divisions, whose latency depends on their operands on all three ISAs.
+ * divisions, whose latency depends on their operands on all three ISAs:
+ * the instructions (found in QEMU's disassembly) and the translation
+ * blocks of the compiler's software division routines.
  *
  * Markers: the guest calls the leaf functions `ct_trace_begin` and
  * `ct_trace_end` (unmangled symbols, never inlined) around the operation.
@@ -164,6 +166,23 @@ static int is_int_div(const char *disas)
     return 0;
 }
 
+/* Software division routines (ARMv7 cores without `udiv`, 64-bit division
+ * on 32-bit targets): a call to one is a division too. */
+static int is_soft_div(const char *sym)
+{
+    static const char *const names[] = {
+        "__aeabi_uidiv", "__aeabi_idiv", "__aeabi_uidivmod", "__aeabi_idivmod",
+        "__aeabi_uldivmod", "__aeabi_ldivmod", "__udivsi3", "__divsi3",
+        "__umodsi3", "__modsi3", "__udivdi3", "__divdi3", "__umoddi3",
+        "__moddi3", "__udivmoddi4", "__divmoddi4", "__udivmodsi4",
+        "__divmodsi4", NULL,
+    };
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(sym, names[i]))
+            return 1;
+    return 0;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
@@ -182,6 +201,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                 t->kind = BEGIN;
             else if (sym && !strcmp(sym, "ct_trace_end"))
                 t->kind = END;
+            else if (sym && is_soft_div(sym)) {
+                t->divs++;
+                t->div_vaddr = qemu_plugin_insn_vaddr(insn);
+            }
         }
         char *d = qemu_plugin_insn_disas(insn);
         if (d) {

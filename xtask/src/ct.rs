@@ -126,10 +126,16 @@ pub fn main(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Build the harness with line tables (for readable valgrind reports) into
-/// its own target dir, so the normal release build is not invalidated.
+/// Where the harnesses are built: their own target dir (release with line
+/// tables, for readable reports), so the normal release build is not
+/// invalidated. `xtask ct-trace` builds its host guest here too.
+pub fn build_dir() -> std::path::PathBuf {
+    target_dir().join("ct")
+}
+
+/// Build the harness with line tables (for readable valgrind reports).
 fn build() -> Result<std::path::PathBuf, String> {
-    let dir = target_dir().join("ct");
+    let dir = build_dir();
     run(cargo()
         .args(["build", "--release", "-p", "ct-check", "--bin", "ct-check"])
         .env("CARGO_TARGET_DIR", &dir)

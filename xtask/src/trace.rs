@@ -559,20 +559,23 @@ fn verdict(c: &Config, guest: &str, plugin: &str) -> Result<Report, String> {
     })
 }
 
-/// Build the guest for `triple` (release: the code users run).
+/// Build the guest for `triple` (release: the code users run). The host
+/// build shares `target/ct` with the valgrind harness (`xtask ct`), whose
+/// dependencies are the same; cross builds go to the usual target folder,
+/// which `cargo xtask test` deletes after the target's last step.
 fn build_guest(triple: &str) -> Result<PathBuf, String> {
     let mut c = cargo();
     c.args(["build", "--release", "-p", "ct-check", "--bin", "ct-trace"]);
-    if triple != X86_64 {
-        c.args(["--target", triple]);
-    }
-    run(&mut c)?;
-    let base = util::target_dir();
     let dir = if triple == X86_64 {
-        base
+        let d = crate::ct::build_dir();
+        c.env("CARGO_TARGET_DIR", &d)
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "line-tables-only");
+        d
     } else {
-        base.join(triple)
+        c.args(["--target", triple]);
+        util::target_dir().join(triple)
     };
+    run(&mut c)?;
     Ok(dir.join("release").join("ct-trace"))
 }
 
