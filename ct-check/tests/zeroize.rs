@@ -372,3 +372,48 @@ where
         "{what}: {found} runs of the converted bitsliced key left on the stack after a hybrid batch"
     );
 }
+
+/// Fill 256 KiB of stack below the caller with a non-zero pattern, so
+/// that bytes a value carries along without owning (inactive enum
+/// variants, padding) are visible after its drop instead of zero.
+#[inline(never)]
+fn poison_stack() {
+    let buf = [0xa5u8; 256 * 1024];
+    core::hint::black_box(&buf);
+}
+
+/// Build with `make` in a zeroed slot after poisoning the stack (the
+/// value is built in a temporary there and moved), drop in place: the
+/// slot's bytes after the drop.
+fn poisoned_drop_and_read<T>(make: impl FnOnce() -> T) -> Vec<u8> {
+    poison_stack();
+    drop_and_read_inner(make).1
+}
+
+/// Every byte of a ghash-ct key is wiped on drop, not only the active
+/// backend's key form: the key enum is as large as its largest form, so
+/// a smaller form moves kilobytes of stack contents along with it.
+#[test]
+fn ghash_key_inactive_variant_bytes_wiped_on_drop() {
+    use ghash_ct::{Backend, GHashKey, PolyvalKey};
+    let h: [u8; 16] = key(16, 11).try_into().unwrap();
+    for b in Backend::available() {
+        let after = poisoned_drop_and_read(|| GHashKey::new_with_backend(&h.into(), b).unwrap());
+        let left = after.iter().filter(|&&x| x != 0).count();
+        println!(
+            "GHashKey on {b}: {} bytes, {left} non-zero after drop",
+            after.len()
+        );
+        assert!(
+            left <= ALLOWED,
+            "GHashKey on {b}: {left} non-zero bytes left after drop"
+        );
+        let orig = PolyvalKey::new_with_backend(&h.into(), b).unwrap();
+        let after = poisoned_drop_and_read(|| orig.clone());
+        let left = after.iter().filter(|&&x| x != 0).count();
+        assert!(
+            left <= ALLOWED,
+            "clone of PolyvalKey on {b}: {left} non-zero bytes left after drop"
+        );
+    }
+}

@@ -30,7 +30,9 @@ macro_rules! zeroable {
     )* };
 }
 
-zeroable!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+zeroable!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
 
 #[cfg(target_arch = "x86_64")]
 zeroable!(
@@ -130,7 +132,11 @@ mod tests {
                 unsafe { wipe_raw(buf.as_mut_ptr().add(start), len) };
                 for (i, &b) in buf.iter().enumerate() {
                     let inside = i >= start && i < start + len;
-                    assert_eq!(b, if inside { 0 } else { 0xa5 }, "len {len} start {start} byte {i}");
+                    assert_eq!(
+                        b,
+                        if inside { 0 } else { 0xa5 },
+                        "len {len} start {start} byte {i}"
+                    );
                 }
             }
         }

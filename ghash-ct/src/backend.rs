@@ -85,6 +85,45 @@ macro_rules! backends {
     };
 }
 
+/// A [`Keys`] whose every byte is zeroed once the key form inside has
+/// dropped (and wiped) itself: also the bytes of the enum's inactive
+/// variants and padding, which a move or clone copies from wherever the
+/// value was built (the variants differ in size by a factor of ten, so a
+/// small key form carries kilobytes of whatever that stack held).
+pub(crate) struct KeyBox(core::mem::ManuallyDrop<Keys>);
+
+impl KeyBox {
+    pub(crate) fn new(backend: Backend, h: u128) -> Result<Self, UnsupportedBackend> {
+        Ok(KeyBox(core::mem::ManuallyDrop::new(Keys::new(backend, h)?)))
+    }
+}
+
+impl core::ops::Deref for KeyBox {
+    type Target = Keys;
+    #[inline(always)]
+    fn deref(&self) -> &Keys {
+        &self.0
+    }
+}
+
+impl Clone for KeyBox {
+    fn clone(&self) -> Self {
+        KeyBox(core::mem::ManuallyDrop::new(Keys::clone(&self.0)))
+    }
+}
+
+impl Drop for KeyBox {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here (the active key form wipes itself),
+        // never used afterwards; then its bytes are plain memory owned by
+        // `self` (`ManuallyDrop` has no drop glue), all overwritten.
+        unsafe {
+            core::mem::ManuallyDrop::drop(&mut self.0);
+            ct_dispatch::wipe::wipe_bytes(&mut self.0 as *mut core::mem::ManuallyDrop<Keys>);
+        }
+    }
+}
+
 // The dispatch table. Order = preference.
 backends! {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -56,7 +56,7 @@ mod arm;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
-use backend::Keys;
+use backend::{KeyBox, Keys};
 pub use backend::{Backend, UnsupportedBackend};
 
 use core::fmt;
@@ -129,7 +129,7 @@ macro_rules! family {
         #[doc = concat!("[`", stringify!($state), "`]s (see the crate documentation). Wiped on drop.")]
         #[derive(Clone)]
         pub struct $key {
-            keys: Keys,
+            keys: KeyBox,
         }
 
         impl $key {
@@ -148,7 +148,7 @@ macro_rules! family {
             /// cannot run it.
             pub fn new_with_backend($h: &Key, backend: Backend) -> Result<Self, UnsupportedBackend> {
                 let mut hv: u128 = $conv;
-                let keys = Keys::new(backend, hv);
+                let keys = KeyBox::new(backend, hv);
                 hv.zeroize();
                 Ok(Self { keys: keys? })
             }
