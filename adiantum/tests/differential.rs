@@ -3,6 +3,11 @@
 //! tweaks (0..=32 bytes) and lengths (16..=4112, the reference's range),
 //! Adiantum with XChaCha12, XChaCha20 and XChaCha8, on every NH backend this
 //! CPU can run, forced in turn.
+//!
+//! Little-endian only: the reference's NH reads its key as native-endian
+//! `u32` words and returns its sums as native-endian `u64` bytes, so on a
+//! big-endian machine it computes something other than Adiantum (this
+//! crate still matches the authors' vectors there, `kat.rs`).
 
 mod common;
 
@@ -59,16 +64,19 @@ where
 }
 
 #[test]
+#[cfg_attr(target_endian = "big", ignore = "reference NH is little-endian only")]
 fn xchacha12_vs_adiantum_crate() {
     against::<XChaCha12, chacha20::XChaCha12>(10, 120);
 }
 
 #[test]
+#[cfg_attr(target_endian = "big", ignore = "reference NH is little-endian only")]
 fn xchacha20_vs_adiantum_crate() {
     against::<XChaCha20, chacha20::XChaCha20>(11, 40);
 }
 
 #[test]
+#[cfg_attr(target_endian = "big", ignore = "reference NH is little-endian only")]
 fn xchacha8_vs_adiantum_crate() {
     against::<XChaCha8, chacha20::XChaCha8>(12, 40);
 }
