@@ -219,23 +219,23 @@ backends! {
     Vaes => crate::x86::vaes::Vaes, "vaes", "VAES on AVX-512 (32 blocks per batch) or AVX2 (2 x 16), AES-NI for single blocks (x86).";
     #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
     Aesni => crate::x86::aesni::AesNi, "aesni", "AES-NI, 8 blocks interleaved (x86).";
-    #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
     Armv8 => crate::aarch64::armv8::ArmV8, "armv8", "ARMv8 Cryptography Extensions (aarch64), 8 blocks interleaved.";
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"),
-        all(target_arch = "aarch64", feature = "neon", feature = "hybrid"),
+        all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "hybrid"),
         all(target_arch = "arm", feature = "neon", feature = "hybrid"),
     ))]
     Hybrid => crate::hybrid::HybridEngine, "hybrid", "vpaes for single blocks and tails, bsaes for batches with a per-call converted key (SSSE3 / NEON).";
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vpaes"),
-        all(target_arch = "aarch64", feature = "neon", feature = "vpaes"),
+        all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "vpaes"),
         all(target_arch = "arm", feature = "neon", feature = "vpaes"),
     ))]
     Vpaes => crate::hybrid::VpaesEngine, "vpaes", "vpaes alone: vector-permute AES, 1 or 2 blocks interleaved (SSSE3 / NEON).";
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "bsaes"),
-        all(target_arch = "aarch64", feature = "neon", feature = "bsaes"),
+        all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "bsaes"),
         all(target_arch = "arm", feature = "neon", feature = "bsaes"),
     ))]
     Bsaes => crate::hybrid::BsaesEngine, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, long-term bitsliced key (SSSE3 / NEON).";

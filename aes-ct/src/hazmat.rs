@@ -69,7 +69,12 @@ pub fn uses_aes_instructions(backend: Backend) -> bool {
 pub fn hybrid_policy_edges() -> Option<[usize; crate::hybrid::POLICY_EDGES]> {
     #[cfg(any(
         all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"),
-        all(target_arch = "aarch64", feature = "neon", feature = "hybrid"),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            feature = "neon",
+            feature = "hybrid"
+        ),
         all(target_arch = "arm", feature = "neon", feature = "hybrid"),
     ))]
     return crate::hybrid::HybridEngine::policy_edges();

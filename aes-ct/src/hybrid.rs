@@ -848,13 +848,28 @@ batch_dir!(
 pub(crate) type VpaesEngine = VpaesOnly<crate::x86::vpaes::Vpaes>;
 
 /// vpaes alone (aarch64: NEON `tbl`).
-#[cfg(all(target_arch = "aarch64", feature = "neon", feature = "vpaes"))]
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    feature = "neon",
+    feature = "vpaes"
+))]
 pub(crate) type VpaesEngine = crate::aarch64::Vpaes;
 /// bsaes alone (aarch64: NEON).
-#[cfg(all(target_arch = "aarch64", feature = "neon", feature = "bsaes"))]
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    feature = "neon",
+    feature = "bsaes"
+))]
 pub(crate) type BsaesEngine = crate::aarch64::Bsaes;
 /// The hybrid (aarch64: NEON).
-#[cfg(all(target_arch = "aarch64", feature = "neon", feature = "hybrid"))]
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    feature = "neon",
+    feature = "hybrid"
+))]
 pub(crate) type HybridEngine = crate::aarch64::Hybrid;
 
 /// bsaes alone (x86: SSSE3).

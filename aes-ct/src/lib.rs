@@ -19,7 +19,10 @@
 
 pub use cipher;
 
-#[cfg(target_arch = "aarch64")]
+// NEON (ASIMD) is in the aarch64 baseline except on soft-float targets
+// (`aarch64-unknown-none-softfloat`), whose ABI forbids it: there every
+// aarch64 backend is left out and the portable one is used.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod aarch64;
 #[cfg(all(target_arch = "arm", feature = "neon"))]
 mod arm;

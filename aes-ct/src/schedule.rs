@@ -47,7 +47,7 @@ pub(crate) enum Hw {
     Soft,
     #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
     AesNi,
-    #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
     Armv8,
 }
 
@@ -58,7 +58,7 @@ impl Hw {
         if <crate::x86::aesni::AesNi as crate::backend::Engine>::token().is_some() {
             return Hw::AesNi;
         }
-        #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
         if <crate::aarch64::armv8::ArmV8 as crate::backend::Engine>::token().is_some() {
             return Hw::Armv8;
         }
@@ -74,7 +74,7 @@ impl Hw {
             #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
             Hw::AesNi => unsafe { hw::sub_word_aesni(w) },
             // SAFETY: `Armv8` is only made after the CPU check.
-            #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
             Hw::Armv8 => unsafe { hw::sub_word_armv8(w) },
         }
     }
@@ -88,7 +88,7 @@ impl Hw {
             #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
             Hw::AesNi => unsafe { hw::inv_mix_aesni(s) },
             // SAFETY: `Armv8` is only made after the CPU check.
-            #[cfg(all(target_arch = "aarch64", feature = "armv8"))]
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
             Hw::Armv8 => unsafe { hw::inv_mix_armv8(s) },
         }
     }
@@ -96,7 +96,7 @@ impl Hw {
 
 #[cfg(any(
     all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"),
-    all(target_arch = "aarch64", feature = "armv8")
+    all(target_arch = "aarch64", target_feature = "neon", feature = "armv8")
 ))]
 mod hw {
     #[cfg(target_arch = "aarch64")]
