@@ -116,7 +116,7 @@ backends! {
     Avx2 => crate::x86::avx2::Avx2, "avx2", "AVX2 NH, two units per 256-bit vector (x86/x86_64).";
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Sse2 => crate::x86::sse2::Sse2, "sse2", "SSE2 NH, one unit per 128-bit vector (x86/x86_64).";
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Neon => crate::aarch64::neon::Neon, "neon", "NEON intrinsics NH (aarch64).";
     #[cfg(all(target_arch = "arm", target_os = "linux"))]
     NeonAsm => crate::arm::neon::NeonAsm, "neon-asm", "NEON assembly NH and ChaCha (32-bit ARM Linux, NEON detected at run time).";

@@ -54,7 +54,7 @@ mod poly;
 mod soft;
 mod stream;
 
-#[cfg(target_arch = "aarch64")]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod aarch64;
 #[cfg(all(target_arch = "arm", target_os = "linux"))]
 mod arm;

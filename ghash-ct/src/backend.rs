@@ -144,10 +144,10 @@ backends! {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Pmuludq => crate::x86::pmuludq::Pmuludq, "pmuludq",
         "No PCLMULQDQ: `pmuludq` with holes on 128-bit vectors (SSSE3).";
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Pmull => crate::aarch64::pmull::Pmull, "pmull",
         "ARMv8 64-bit PMULL, aggregated reduction.";
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Pmull8 => crate::aarch64::pmull8::Pmull8, "pmull8",
         "AArch64 NEON 8-bit `pmull` (no crypto extension), Camara et al. 2013.";
     #[cfg(all(target_arch = "arm", target_os = "linux"))]
