@@ -112,7 +112,7 @@ fn ctr_fused<const NR: usize>(
     k: &[[u8; 16]; 15],
     nonce: &[u8; 12],
     ctr: u32,
-    mut blocks: InOutBuf<'_, '_, crate::Block>,
+    blocks: InOutBuf<'_, '_, crate::Block>,
 ) {
     let rk = load_keys::<NR>(k);
     let mut first = [0u8; 16];
@@ -120,8 +120,11 @@ fn ctr_fused<const NR: usize>(
     // SAFETY: 16 readable bytes.
     let base = unsafe { vreinterpretq_u32_u8(vld1q_u8(first.as_ptr())) };
     let n = blocks.len();
-    let inp = blocks.get_in().as_ptr().cast::<u8>();
-    let out = blocks.get_out().as_mut_ptr().cast::<u8>();
+    // Both pointers straight from the buffer (no reference made): in
+    // place, a `&mut` from `get_out` would invalidate a pointer taken from
+    // `get_in` before the loop reads through it.
+    let (inp, out) = blocks.into_raw();
+    let (inp, out) = (inp.cast::<u8>(), out.cast::<u8>());
     let mut done = 0;
     let mut c = ctr;
     for g in [8usize, 4, 2, 1] {

@@ -223,11 +223,12 @@ impl<const NR: usize> Planes<NR> {
     }
 
     #[inline(always)]
-    fn run(&self, mut b: InOut<'_, '_, Array<Block, U8>>) {
-        let (inp, out) = (
-            b.get_in().as_ptr().cast::<u8>(),
-            b.get_out().as_mut_ptr().cast::<u8>(),
-        );
+    fn run(&self, b: InOut<'_, '_, Array<Block, U8>>) {
+        // Both pointers straight from the `InOut` (no reference made): for
+        // an in-place batch, a `&mut` from `get_out` would invalidate a
+        // pointer taken from `get_in` before the kernel reads through it.
+        let (inp, out) = b.into_raw();
+        let (inp, out) = (inp.cast::<u8>(), out.cast::<u8>());
         debug_assert!(!self.dec || NR > 0);
         // SAFETY: a `Planes` only exists with a NEON token (see
         // `NeonBsaes`); `inp`/`out` point at 8 contiguous 16-byte blocks

@@ -269,8 +269,12 @@ impl crate::hybrid::SingleBlock for ArmVpaes {
     }
 
     #[inline]
-    fn encrypt1<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, crate::Block>) {
-        let (i, o) = (b.get_in().as_ptr(), b.get_out().as_mut_ptr());
+    fn encrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::Block>) {
+        // Both pointers straight from the `InOut` (no reference made): for
+        // an in-place block, a `&mut` from `get_out` would invalidate a
+        // pointer taken from `get_in` before the routine reads through it.
+        let (i, o) = b.into_raw();
+        let (i, o) = (i.cast::<u8>(), o.cast::<u8>());
         // SAFETY: a `Key` is only made by `expand`, which takes a NEON token.
         unsafe { encrypt1::<NR>(&k.rk, i, o) }
     }
@@ -283,8 +287,10 @@ impl crate::hybrid::SingleBlock for ArmVpaes {
     }
 
     #[inline]
-    fn decrypt1<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, crate::Block>) {
-        let (i, o) = (b.get_in().as_ptr(), b.get_out().as_mut_ptr());
+    fn decrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::Block>) {
+        // Raw pointers straight from the `InOut`, as in `encrypt1`.
+        let (i, o) = b.into_raw();
+        let (i, o) = (i.cast::<u8>(), o.cast::<u8>());
         // SAFETY: as in `encrypt1`.
         unsafe { decrypt1::<NR>(&k.rk, i, o) }
     }

@@ -357,7 +357,7 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     rk: &[__m128i; 15],
     nonce: &[u8; 12],
     ctr: u32,
-    mut blocks: InOutBuf<'_, '_, Block>,
+    blocks: InOutBuf<'_, '_, Block>,
 ) {
     let mut first = [0u8; 16];
     first[..12].copy_from_slice(nonce);
@@ -377,8 +377,11 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
             *k = V::bcast(*r);
         }
         let n = blocks.len();
-        let inp = blocks.get_in().as_ptr().cast::<u8>();
-        let out = blocks.get_out().as_mut_ptr().cast::<u8>();
+        // Both pointers straight from the buffer (no reference made): in
+        // place, a `&mut` from `get_out` would invalidate a pointer taken
+        // from `get_in` before the loop reads through it.
+        let (inp, out) = blocks.into_raw();
+        let (inp, out) = (inp.cast::<u8>(), out.cast::<u8>());
         let per = U * V::W;
         let mut done = 0;
         while n - done >= per {
