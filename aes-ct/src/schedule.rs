@@ -41,7 +41,8 @@ impl<const NR: usize> Drop for Schedule<NR> {
 }
 
 /// SubWord and InvMixColumns on the CPU's AES instructions, when it has
-/// them (checked once per schedule, cached by `cpufeatures`).
+/// them (checked once per schedule, cached by `ct_dispatch::x86` or
+/// `cpufeatures`).
 #[derive(Clone, Copy)]
 pub(crate) enum Hw {
     Soft,

@@ -121,7 +121,7 @@ impl<'a> CipherRef<'a> {
 pub(crate) trait Engine {
     /// The path's key form: round keys and H powers (wiped on drop).
     type Key: Clone;
-    /// CPU check (cached by `cpufeatures`).
+    /// CPU check (cached by `ct_dispatch::x86` or `cpufeatures`).
     fn available() -> bool;
     /// Build the key form from the AES key bytes and H = E_K(0), for an
     /// `AesGcm` whose cipher is `cipher`. `None` if the CPU cannot run this

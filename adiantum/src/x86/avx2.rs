@@ -38,7 +38,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
-cpufeatures::new!(avx2_cpuid, "avx2");
+ct_dispatch::x86_detect!(avx2_cpuid, "avx2");
 
 /// The AVX2 NH engine.
 #[derive(Clone, Copy, Debug)]

@@ -18,7 +18,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-cpufeatures::new!(sse2_cpuid, "sse2");
+ct_dispatch::x86_detect!(sse2_cpuid, "sse2");
 
 /// The SSE2 NH engine.
 #[derive(Clone, Copy, Debug)]

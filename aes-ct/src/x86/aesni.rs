@@ -30,7 +30,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 // SSSE3 (`pshufb`, for the CTR counters) is on every CPU with AES-NI.
-cpufeatures::new!(cpu_aesni, "aes", "sse2", "ssse3");
+ct_dispatch::x86_detect!(cpu_aesni, "aes", "sse2", "ssse3");
 
 /// Proof that this CPU has AES-NI.
 #[derive(Clone, Copy, Debug)]

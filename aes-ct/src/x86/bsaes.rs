@@ -49,7 +49,7 @@ use zeroize::ZeroizeOnDrop;
 
 use super::{Lanes, cpu_avx2, cpu_ssse3};
 
-cpufeatures::new!(cpu_avx512, "avx512f", "avx512bw");
+ct_dispatch::x86_detect!(cpu_avx512, "avx512f", "avx512bw");
 
 /// A register of bit planes: `LANES` 128-bit lanes of 8 blocks each.
 /// Values of the implementing types exist only inside this module's

@@ -15,11 +15,11 @@ pub(crate) mod vaes;
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
 pub(crate) mod vpaes;
 
-// CPU checks shared by vpaes and bsaes (cached by cpufeatures).
+// CPU checks shared by vpaes and bsaes (cached by `ct_dispatch::x86`).
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
-cpufeatures::new!(cpu_ssse3, "ssse3");
+ct_dispatch::x86_detect!(cpu_ssse3, "ssse3");
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
-cpufeatures::new!(cpu_avx2, "avx2");
+ct_dispatch::x86_detect!(cpu_avx2, "avx2");
 
 /// A register width of the vpaes and bsaes code, in 128-bit lanes. Only
 /// these three exist: the batch and padding code is written for 8, 16 and

@@ -30,10 +30,10 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-cpufeatures::new!(cpu_vaes256, "aes", "vaes", "avx2");
+ct_dispatch::x86_detect!(cpu_vaes256, "aes", "vaes", "avx2");
 // AVX-512BW (`vpshufb` on `zmm`, for the CTR counters) is on every CPU
 // with VAES and AVX-512F.
-cpufeatures::new!(cpu_vaes512, "aes", "vaes", "avx512f", "avx512bw");
+ct_dispatch::x86_detect!(cpu_vaes512, "aes", "vaes", "avx512f", "avx512bw");
 
 /// Run the AVX-512 code when the CPU has it (cleared by `limit_width`).
 static ALLOW_512: AtomicBool = AtomicBool::new(true);

@@ -30,7 +30,7 @@ use crate::Block;
 use aead::inout::InOutBuf;
 use core::arch::x86_64::*;
 
-cpufeatures::new!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
+ct_dispatch::x86_detect!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
 
 /// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
 pub(crate) type Key = crate::backend::FusedKey<8>;

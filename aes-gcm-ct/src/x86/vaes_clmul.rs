@@ -63,7 +63,7 @@ use aead::inout::InOutBuf;
 use core::arch::x86_64::*;
 use ct_dispatch::wipe::wipe;
 
-cpufeatures::new!(
+ct_dispatch::x86_detect!(
     cpu_vaes512,
     "aes",
     "pclmulqdq",
@@ -77,7 +77,7 @@ cpufeatures::new!(
     "vaes",
     "vpclmulqdq"
 );
-cpufeatures::new!(
+ct_dispatch::x86_detect!(
     cpu_vaes256,
     "aes",
     "pclmulqdq",

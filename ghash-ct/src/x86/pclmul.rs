@@ -21,7 +21,7 @@ use crate::Block;
 pub(crate) use crate::clmul_key::ClmulKey;
 use crate::clmul_key::POLY_C;
 
-cpufeatures::new!(cpu_pclmul, "pclmulqdq", "ssse3");
+ct_dispatch::x86_detect!(cpu_pclmul, "pclmulqdq", "ssse3");
 
 /// Blocks per reduction.
 const WAYS: usize = 8;

@@ -55,9 +55,9 @@ use crate::Block;
 use crate::field::{Powers, load, reduce};
 use zeroize::Zeroize;
 
-cpufeatures::new!(cpu_ssse3, "ssse3");
-cpufeatures::new!(cpu_avx2, "avx2", "ssse3");
-cpufeatures::new!(cpu_avx512, "avx512f", "avx512bw", "avx2", "ssse3");
+ct_dispatch::x86_detect!(cpu_ssse3, "ssse3");
+ct_dispatch::x86_detect!(cpu_avx2, "avx2", "ssse3");
+ct_dispatch::x86_detect!(cpu_avx512, "avx512f", "avx512bw", "avx2", "ssse3");
 
 /// Blocks per reduction.
 const W: usize = 8;

@@ -20,7 +20,7 @@ use core::arch::x86_64::*;
 use super::pclmul::{ClmulKey, agg, bswap128, finish, ld, st};
 use crate::Block;
 
-cpufeatures::new!(
+ct_dispatch::x86_detect!(
     cpu_vpclmul512,
     "avx512f",
     "avx512bw",
@@ -28,7 +28,7 @@ cpufeatures::new!(
     "pclmulqdq",
     "ssse3"
 );
-cpufeatures::new!(cpu_vpclmul256, "avx2", "vpclmulqdq", "pclmulqdq", "ssse3");
+ct_dispatch::x86_detect!(cpu_vpclmul256, "avx2", "vpclmulqdq", "pclmulqdq", "ssse3");
 
 /// Blocks per reduction.
 const WAYS: usize = 16;
