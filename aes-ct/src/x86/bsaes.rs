@@ -473,7 +473,9 @@ impl<const NR: usize> Key<NR> {
         // may lack; a count that is not whole passes would run past the
         // caller's `n` blocks.
         assert!(lanes <= self.lanes);
-        assert!(n <= 32 && n.is_multiple_of(lanes.pass_blocks()));
+        // Pass widths are powers of two: a mask, not a division (whose
+        // latency depends on its operands; the trace check reports any).
+        assert!(n <= 32 && n & (lanes.pass_blocks() - 1) == 0);
         // SAFETY: a `Key` is only made with a `Bsaes` token, whose `lanes`
         // reflects the CPU check (SSSE3; X2: AVX2; X4: AVX-512F/BW), and
         // `lanes` is at or below it; each routine runs whole passes of
@@ -511,7 +513,9 @@ impl<const NR: usize> Key<NR> {
         }
         .min(self.lanes);
         let pass = lanes.pass_blocks();
-        let m = n.div_ceil(pass) * pass;
+        // Round up to whole passes with a mask (pass widths are powers of
+        // two), not a division.
+        let m = (n + pass - 1) & !(pass - 1);
         let mut tmp = [[0u8; 16]; 32];
         // The padded count must fit the buffer: true for every width that
         // exists (8, 16, 32 blocks per pass, `n` < 32), checked here where

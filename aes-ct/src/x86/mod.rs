@@ -47,7 +47,8 @@ impl Lanes {
         }
     }
 
-    /// Blocks in one pass of the bitsliced code at this width.
+    /// Blocks in one pass of the bitsliced code at this width: 8, 16 or
+    /// 32, a power of two (callers round with masks, not divisions).
     pub(crate) const fn pass_blocks(self) -> usize {
         8 * self as usize
     }
