@@ -702,6 +702,116 @@ mod tests {
         assert_eq!(f, F::EMPTY);
     }
 
+    /// The CPU checks the backends make (their `x86_detect!` lines).
+    macro_rules! checks {
+        ($($name:literal: $($tf:tt),+;)*) => {
+            &[$(($name, F::EMPTY $(.union(crate::__x86_feature!($tf)))+)),*]
+        };
+    }
+    const CHECKS: &[(&str, F)] = checks! {
+        "aes-ct aesni": "aes", "sse2", "ssse3";
+        "aes-ct vaes 256": "aes", "vaes", "avx2";
+        "aes-ct vaes 512": "aes", "vaes", "avx512f", "avx512bw";
+        "aes-ct vpaes/bsaes": "ssse3";
+        "aes-ct vpaes/bsaes 256": "avx2";
+        "aes-ct bsaes 512": "avx512f", "avx512bw";
+        "ghash-ct pclmul": "pclmulqdq", "ssse3";
+        "ghash-ct vpclmul512": "avx512f", "avx512bw", "vpclmulqdq", "pclmulqdq", "ssse3";
+        "ghash-ct vpclmul256": "avx2", "vpclmulqdq", "pclmulqdq", "ssse3";
+        "ghash-ct pmuludq 256": "avx2", "ssse3";
+        "ghash-ct pmuludq 512": "avx512f", "avx512bw", "avx2", "ssse3";
+        "aes-gcm-ct aesni-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1";
+        "aes-gcm-ct vaes-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1", "avx", "avx2",
+            "avx512f", "avx512bw", "vaes", "vpclmulqdq";
+        "aes-gcm-ct vaes-avx2-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1", "avx",
+            "avx2", "vaes", "vpclmulqdq";
+        "adiantum-ct avx2": "avx2";
+        "adiantum-ct sse2": "sse2";
+    };
+
+    /// The checks a CPU passes.
+    fn passing(c: &Cpuid) -> std::vec::Vec<&'static str> {
+        let f = decide(c);
+        CHECKS
+            .iter()
+            .filter(|(_, want)| f.contains(*want))
+            .map(|&(name, _)| name)
+            .collect()
+    }
+
+    #[test]
+    fn backend_checks_per_class() {
+        let wide = [
+            "aes-ct vaes 512",
+            "aes-ct bsaes 512",
+            "ghash-ct vpclmul512",
+            "ghash-ct pmuludq 512",
+            "aes-gcm-ct vaes-clmul",
+        ];
+        let vaes256 = [
+            "aes-ct vaes 256",
+            "ghash-ct vpclmul256",
+            "aes-gcm-ct vaes-avx2-clmul",
+        ];
+        let avx2 = [
+            "aes-ct vpaes/bsaes 256",
+            "ghash-ct pmuludq 256",
+            "adiantum-ct avx2",
+        ];
+        let aesni = ["aes-ct aesni", "ghash-ct pclmul", "aes-gcm-ct aesni-clmul"];
+        let sse = ["aes-ct vpaes/bsaes", "adiantum-ct sse2"];
+        let except = |skip: &[&[&str]]| -> std::vec::Vec<&'static str> {
+            CHECKS
+                .iter()
+                .map(|&(n, _)| n)
+                .filter(|n| !skip.iter().any(|s| s.contains(n)))
+                .collect()
+        };
+
+        // Ice Lake / Zen 4: every check.
+        assert_eq!(passing(&ICE_LAKE), except(&[]));
+        // Zen 3 / Alder Lake: every 256-bit VAES/VPCLMULQDQ path, no 512.
+        let zen3 = Cpuid {
+            leaf7_ebx: L7B_BMI1 | L7B_AVX2 | L7B_BMI2,
+            xcr0: XCR0_YMM,
+            ..ICE_LAKE
+        };
+        assert_eq!(passing(&zen3), except(&[&wide]));
+        // AVX-512 hardware, OS without zmm state: the same as Zen 3.
+        let no_zmm = Cpuid {
+            xcr0: XCR0_YMM,
+            ..ICE_LAKE
+        };
+        assert_eq!(passing(&no_zmm), except(&[&wide]));
+        // Haswell: AES-NI, PCLMULQDQ, AVX2.
+        let haswell = Cpuid {
+            leaf7_ecx: 0,
+            ..zen3
+        };
+        assert_eq!(passing(&haswell), except(&[&wide, &vaes256]));
+        // Sandy Bridge (AVX, no AVX2), and AVX disabled by the OS: AES-NI
+        // and PCLMULQDQ only.
+        let sandy = Cpuid {
+            leaf7_ebx: 0,
+            ..haswell
+        };
+        assert_eq!(passing(&sandy), except(&[&wide, &vaes256, &avx2]));
+        let no_ymm = Cpuid {
+            xcr0: XCR0_X87 | XCR0_SSE,
+            ..ICE_LAKE
+        };
+        assert_eq!(passing(&no_ymm), except(&[&wide, &vaes256, &avx2]));
+        // Core 2: SSSE3 only.
+        let core2 = Cpuid {
+            max_leaf: 0xa,
+            leaf1_ecx: L1C_SSE3 | L1C_SSSE3,
+            leaf1_edx: EDX,
+            ..Cpuid::default()
+        };
+        assert_eq!(passing(&core2), sse);
+        assert_eq!(except(&[&wide, &vaes256, &avx2, &aesni]), sse);
+    }
+
     #[test]
     fn names_match_flags() {
         let mut all = F::EMPTY;
