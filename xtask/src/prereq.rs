@@ -74,6 +74,10 @@ pub fn cross_tools(triple: &str) -> Vec<Need> {
                 package: "libc6-dev-armhf-cross",
             },
         ],
+        // The portable code's other platforms (`portable.rs`): Debian's
+        // cross gcc, binutils and libc, run under qemu-user.
+        "s390x-unknown-linux-gnu" => gnu_cross("s390x-unknown-linux-gnu", "s390x"),
+        "riscv64gc-unknown-linux-gnu" => gnu_cross("riscv64gc-unknown-linux-gnu", "riscv64"),
         "i686-unknown-linux-gnu" => vec![
             Need::Target("i686-unknown-linux-gnu"),
             // gcc -m32 and the 32-bit C library (libc6-dev-i386 comes
@@ -85,6 +89,32 @@ pub fn cross_tools(triple: &str) -> Vec<Need> {
         ],
         _ => vec![Need::Target(leak(triple))],
     }
+}
+
+/// rustup target, qemu-user, and Debian's `<arch>-linux-gnu` cross gcc,
+/// binutils and `libc6-dev-<arch>-cross` (the linker, the runner's `-L`
+/// sysroot, and cc for ring's C code in dev-dependencies). Only for
+/// architectures whose Debian name is the GNU one (s390x, riscv64).
+fn gnu_cross(triple: &'static str, arch: &str) -> Vec<Need> {
+    vec![
+        Need::Target(triple),
+        Need::Tool {
+            path: leak(&format!("qemu-{arch}")),
+            package: "qemu-user",
+        },
+        Need::Tool {
+            path: leak(&format!("{arch}-linux-gnu-gcc")),
+            package: leak(&format!("gcc-{arch}-linux-gnu")),
+        },
+        Need::Tool {
+            path: leak(&format!("{arch}-linux-gnu-ar")),
+            package: leak(&format!("binutils-{arch}-linux-gnu")),
+        },
+        Need::Tool {
+            path: leak(&format!("/usr/{arch}-linux-gnu/lib/crt1.o")),
+            package: leak(&format!("libc6-dev-{arch}-cross")),
+        },
+    ]
 }
 
 /// The host gcc's own multilib package (`gcc-12-multilib` on Debian 12),
