@@ -10,8 +10,12 @@
 //!   inputs.
 //! * `ct-timing` (binary, `cargo xtask ct --timing`): dudect-style Welch
 //!   t-test on fixed-vs-random input classes ([`dudect`]).
+//! * `ct-trace` (binary, run under qemu-user with the `trace/cttrace.c`
+//!   plugin by `cargo xtask ct-trace`): trace equivalence on x86_64,
+//!   aarch64 and armv7 alike; the workloads are in [`trace`].
 //! * [`toys`]: deliberately leaky functions; `tests/toys.rs` proves that
-//!   the valgrind check catches them.
+//!   the valgrind check catches them, and `ct-trace` runs them as negative
+//!   controls on every architecture.
 //!
 //! Adding a crate: a module with `pub fn cases(out: &mut Vec<Case>,
 //! skipped: &mut Vec<Uncovered>)` and one line in [`all_cases`].
