@@ -351,11 +351,9 @@ pub(crate) fn xor_blocks(blocks: InOutBuf<'_, '_, Block>, ks: &[Block]) {
 /// Overwrite blocks with zeros, 16 bytes per volatile store.
 #[inline(always)]
 pub(crate) fn wipe(ks: &mut [Block]) {
-    for b in ks.iter_mut() {
-        // SAFETY: `b` is a valid, aligned, exclusive reference.
-        unsafe { core::ptr::write_volatile(b, Block::default()) };
-    }
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    // SAFETY: the slice's bytes are valid for writes; a block is plain
+    // bytes, so zeros are a valid block.
+    unsafe { ct_dispatch::wipe::wipe_raw(ks.as_mut_ptr().cast(), core::mem::size_of_val(ks)) }
 }
 
 /// The default `Engine::ctr32` on any cipher-trait backend: counter

@@ -467,11 +467,7 @@ fn single_run<const NR: usize>(
 /// than a bsaes batch for the per-call buffers and converted keys).
 #[inline(always)]
 pub(crate) fn wipe_blocks(x: &mut [[u8; 16]]) {
-    for b in x.iter_mut() {
-        // SAFETY: `b` is a valid, aligned, exclusive reference.
-        unsafe { core::ptr::write_volatile(b, [0u8; 16]) };
-    }
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    ct_dispatch::wipe::wipe_slice(x);
 }
 
 /// Bytes of dead stack [`scrub_stack`] overwrites: the deepest stack a
@@ -545,10 +541,8 @@ fn padded_batch<N: ArraySize>(
     tmp[..n].copy_from_slice(blocks.get_in());
     batch((&mut tmp).into());
     blocks.get_out().copy_from_slice(&tmp[..n]);
-    for b in tmp.iter_mut() {
-        // SAFETY: `b` is a valid, aligned, exclusive reference.
-        unsafe { core::ptr::write_volatile(b, Block::default()) };
-    }
+    // SAFETY: `tmp` is owned plain bytes; zeros are a valid value.
+    unsafe { ct_dispatch::wipe::wipe_bytes(&mut tmp) };
 }
 
 macro_rules! hybrid_dir {

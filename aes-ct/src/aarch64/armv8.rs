@@ -114,11 +114,13 @@ fn ctr_fused<const NR: usize>(
     ctr: u32,
     blocks: InOutBuf<'_, '_, crate::Block>,
 ) {
-    let rk = load_keys::<NR>(k);
+    let mut rk = load_keys::<NR>(k);
     let mut first = [0u8; 16];
     first[..12].copy_from_slice(nonce);
     // SAFETY: 16 readable bytes.
     let base = unsafe { vreinterpretq_u32_u8(vld1q_u8(first.as_ptr())) };
+    // The nonce is secret when AES-GCM derives it from a long IV.
+    ct_dispatch::wipe::wipe(&mut first);
     let n = blocks.len();
     // Both pointers straight from the buffer (no reference made): in
     // place, a `&mut` from `get_out` would invalidate a pointer taken from
@@ -143,6 +145,8 @@ fn ctr_fused<const NR: usize>(
             done += g;
         }
     }
+    // `ctr_group` takes the round keys by reference: a stack copy.
+    ct_dispatch::wipe::wipe(&mut rk);
 }
 
 /// `N` blocks of CTR from counter `c`. Safety: `N` blocks readable at

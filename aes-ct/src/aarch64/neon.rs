@@ -83,6 +83,5 @@ pub(crate) fn rot16_in_words(a: uint8x16_t) -> uint8x16_t {
 /// Overwrite `v` with zeros in a way the compiler keeps.
 #[inline(always)]
 pub(crate) fn wipe(v: &mut uint8x16_t) {
-    // SAFETY: `v` is a valid exclusive reference.
-    unsafe { core::ptr::write_volatile(v, vdupq_n_u8(0)) };
+    ct_dispatch::wipe::wipe(v);
 }

@@ -89,11 +89,9 @@ impl<const NR: usize> Key<NR> {
 /// Wipe a bitsliced state (a few volatile word stores).
 #[inline(always)]
 fn wipe<V: Word>(q: &mut [V; 8]) {
-    for x in q.iter_mut() {
-        // SAFETY: `x` is a valid, aligned, exclusive reference to a `V`.
-        unsafe { core::ptr::write_volatile(x, V::default()) };
-    }
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    // SAFETY: `q` is valid for writes; a `Word` is a plain integer or
+    // vector, for which zero bytes are a valid value.
+    unsafe { ct_dispatch::wipe::wipe_bytes(q) };
 }
 
 impl Engine for Soft {

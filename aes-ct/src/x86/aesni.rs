@@ -138,11 +138,7 @@ impl<const NR: usize> Rk<NR> {
     /// Overwrite the stack copy of the round keys.
     #[inline(always)]
     pub(super) fn wipe(&mut self) {
-        for r in self.0.iter_mut() {
-            // SAFETY: `r` is a valid exclusive reference; SSE2 is baseline
-            // wherever this module runs (checked with the token).
-            unsafe { core::ptr::write_volatile(r, _mm_setzero_si128()) };
-        }
+        ct_dispatch::wipe::wipe(&mut self.0);
     }
 }
 

@@ -398,10 +398,12 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
             3 | 4 => st.group::<4>(i, o, rest),
             _ => st.group::<U>(i, o, rest),
         }
-        // The broadcast round keys may have been spilled to this frame.
-        for k in st.k.iter_mut().take(NR + 1) {
-            core::ptr::write_volatile(k, core::mem::zeroed());
-        }
+        // The broadcast round keys may have been spilled to this frame;
+        // the counter block is secret when AES-GCM derives it from a long
+        // IV.
+        ct_dispatch::wipe::wipe_raw(st.k.as_mut_ptr().cast(), (NR + 1) * size_of::<V>());
+        ct_dispatch::wipe::wipe_bytes(&mut st.cur);
+        ct_dispatch::wipe::wipe(&mut first);
     }
 }
 
@@ -455,8 +457,5 @@ fn load_keys(rk: &[[u8; 16]; 15]) -> [__m128i; 15] {
 /// Overwrite the stack copy of the round keys.
 #[inline(always)]
 fn wipe(k: &mut [__m128i; 15]) {
-    for r in k.iter_mut() {
-        // SAFETY: valid exclusive reference; SSE2 is there (token).
-        unsafe { core::ptr::write_volatile(r, _mm_setzero_si128()) };
-    }
+    ct_dispatch::wipe::wipe(k);
 }
