@@ -10,6 +10,7 @@ mod ct;
 mod fuzz;
 mod miri;
 mod nostd;
+mod portable;
 mod prereq;
 mod speed;
 mod test;

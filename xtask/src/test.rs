@@ -41,7 +41,8 @@ usage: cargo xtask test [options]
   --no-cross      everything except the qemu test runs
   --target T      only steps for target T (repeatable; `host` = this machine;
                   aarch64-unknown-linux-gnu, armv7-unknown-linux-gnueabihf,
-                  i686-unknown-linux-gnu)
+                  i686-unknown-linux-gnu, s390x-unknown-linux-gnu,
+                  riscv64gc-unknown-linux-gnu, or a no_std target of --list)
   --keep-going    run every step even after a failure, report all at the end
   --list          print the steps and exit
 
@@ -78,10 +79,14 @@ fn parse(args: &[String]) -> Result<Options, String> {
         }
     }
     for t in &o.targets {
-        if !["host", AARCH64, ARMV7, I686].contains(&t.as_str()) {
-            return Err(format!(
-                "unknown target `{t}` (host, {AARCH64}, {ARMV7}, {I686})"
-            ));
+        let known = [
+            &["host", AARCH64, ARMV7, I686][..],
+            &crate::portable::TARGETS,
+            &crate::nostd::TARGETS,
+        ]
+        .concat();
+        if !known.contains(&t.as_str()) {
+            return Err(format!("unknown target `{t}` ({})", known.join(", ")));
         }
     }
     Ok(o)
@@ -269,6 +274,19 @@ fn steps() -> Vec<Step> {
             "test", "-p", "ct-check", "--test", "zeroize", "--target", I686,
         ]),
     ));
+
+    // The portable backends on a big-endian CPU and on 64-bit RISC-V,
+    // under qemu-user (`xtask/src/portable.rs`).
+    for t in crate::portable::TARGETS {
+        let mut x = step(
+            &format!("tests, {t}, qemu ({})", crate::portable::what(t)),
+            Some(t),
+            prereq::cross_tools(t),
+            Box::new(move || crate::portable::tests(t)),
+        );
+        x.qemu = true;
+        s.push(x);
+    }
 
     // no_std builds (issue 8): one step per bare-metal target.
     for t in crate::nostd::TARGETS {
