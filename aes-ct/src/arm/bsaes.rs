@@ -319,7 +319,10 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
     ) {
         debug_assert!(!k.dec);
         let n = blocks.len();
-        debug_assert_eq!(n % 8, 0);
+        // The assembly loop runs whole batches: a partial one would read and
+        // write past the buffer. Checked here, where the count handed to it
+        // is taken.
+        assert!(n.is_multiple_of(8), "bsaes CTR: whole batches only");
         if n == 0 {
             return;
         }
@@ -328,7 +331,7 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
         // SAFETY: a `Planes` only exists with a NEON token; `k` holds NR + 1
         // aligned encryption round keys (NR is 10, 12 or 14); `inp`/`out`
         // come from one `InOutBuf` of `n` blocks (`n` a positive multiple
-        // of 8; they may be equal: each batch is loaded before it is
+        // of 8, asserted above; they may be equal: each batch is loaded before it is
         // stored); `cb` is 16 readable bytes; the routine follows the
         // AAPCS (two arguments on the stack).
         unsafe {
@@ -347,5 +350,58 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
     fn decrypt_batch<const NR: usize>(k: &Planes<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
         debug_assert!(k.dec);
         k.run(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hybrid::Bitsliced;
+
+    fn key() -> Option<Planes<10>> {
+        let t = NeonToken::get()?;
+        let ks = Schedule::<10>::new(&[0x2b; 16]);
+        Some(NeonBsaes::enc_key_from_schedule(t, &ks))
+    }
+
+    /// A block count that is not whole batches is refused before the
+    /// assembly loop sees it (in every build profile, not only with debug
+    /// assertions).
+    #[test]
+    #[should_panic(expected = "whole batches only")]
+    fn ctr32_batches_refuses_a_partial_batch() {
+        let Some(k) = key() else {
+            panic!("no NEON here: nothing to check (whole batches only)");
+        };
+        let mut buf = [Block::default(); 16];
+        NeonBsaes::ctr32_batches(&k, &[7; 12], 0, (&mut buf[..7]).into());
+    }
+
+    /// The assembly CTR loop ends on `in < end`, not `in == end`: handed 12
+    /// blocks directly (bypassing the assert), it stops after the second
+    /// batch (16 blocks), leaving the rest of the buffer alone, where an
+    /// equality test would never have been met and would have run on
+    /// through memory.
+    #[test]
+    fn ctr32_asm_loop_ends_past_a_partial_batch() {
+        let Some(k) = key() else { return };
+        let mut buf = [[0u8; 16]; 32];
+        let cb = crate::ctr::counter_block(&[7; 12], 5);
+        // SAFETY: NEON (the key exists); 32 blocks at `buf`, of which at
+        // most 16 are touched by a loop that ends on `lo`; `cb` is 16
+        // readable bytes.
+        unsafe {
+            let p = buf.as_mut_ptr().cast::<u8>();
+            aes_ct_bsaes_ctr32_armv7(p, p, k.p.as_ptr().cast(), 10, 12, cb.as_ptr());
+        }
+        assert!(
+            buf[16..].iter().all(|b| *b == [0; 16]),
+            "ran past 16 blocks"
+        );
+        let mut want = [Block::default(); 16];
+        NeonBsaes::ctr32_batches(&k, &[7; 12], 5, (&mut want[..]).into());
+        for (g, w) in buf[..16].iter().zip(want.iter()) {
+            assert_eq!(&g[..], &w[..]);
+        }
     }
 }

@@ -66,8 +66,10 @@
 //!   head    per batch: round 1's S-box output from the frame, then round
 //!           1's MixColumns and ARK; r0 round key 1, r3 rounds reloaded
 //!   tail    r0 in, r3 out (post-incremented by 128); q8-q15 input,
-//!           q0-q7 keystream XOR input, stored; the frame (spills,
-//!           counters, planes) zeroed after the last batch
+//!           q0-q7 keystream XOR input, stored; next batch while `in` is
+//!           below the end of input (unsigned `lo`, so even a count that
+//!           is not whole batches ends); the frame (spills, counters,
+//!           planes) zeroed after the last batch
 //!
 //! Per segment (instructions; values spilled and reloaded; how many of
 //! those moves went two at a time by `vstmia`/`vldmia`; spill slots used):
@@ -7372,7 +7374,7 @@ core::arch::global_asm!(
     "    str r3, [r4, #388]",
     "    ldr r3, [r4, #404]",
     "    cmp r0, r3",
-    "    bne 5b",
+    "    blo 5b",
     "    ldr r11, [r4, #384]",
     "    vmov.i8 q8, #0",
     "    vmov.i8 q9, #0",
