@@ -242,6 +242,41 @@ fn steps() -> Vec<Step> {
         x.qemu = true;
     }
     s.extend(q);
+
+    // Constant time, checked (a missing tool fails in CI): valgrind's
+    // taint tracking on the host, and the trace-equivalence check under
+    // qemu-user on every architecture (`xtask/src/trace.rs`).
+    s.push(step(
+        "constant-time check under valgrind memcheck (xtask ct), host",
+        Some("host"),
+        vec![Need::Tool {
+            path: "valgrind",
+            package: "valgrind",
+        }],
+        Box::new(|| crate::ct::main(&[])),
+    ));
+    for t in [
+        crate::trace::X86_64,
+        crate::trace::AARCH64,
+        crate::trace::ARMV7,
+    ] {
+        let names: Vec<&str> = crate::trace::CONFIGS
+            .iter()
+            .filter(|c| c.triple == t)
+            .map(|c| c.name)
+            .collect();
+        let mut x = step(
+            &format!(
+                "constant-time trace check under qemu, {}",
+                names.join(" + ")
+            ),
+            Some(if t == crate::trace::X86_64 { "host" } else { t }),
+            crate::trace::needs(t),
+            Box::new(move || crate::trace::check_configs_for(t)),
+        );
+        x.qemu = true;
+        s.push(x);
+    }
     // 32-bit x86 runs natively: the same backends where the CPU has them
     // (AES-NI, VAES, SSSE3 hybrid), 32-bit integer code in the portable
     // ones.

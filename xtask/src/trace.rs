@@ -40,7 +40,8 @@ usage: cargo xtask ct-trace [options]
   --only SUBSTR     only workloads whose name contains SUBSTR (repeatable;
                     the toys always run)
   --secrets N       secret sets per workload (default 8)
-  --verbose         print every workload's line, not only the summary
+  --summary         print only the per-backend summary, not every workload's
+                    line (the report file under target/xtask/ct-trace has them)
   --list            print the configurations and exit
 
 Runs every workload under qemu-user with the cttrace plugin and fails on
@@ -161,7 +162,7 @@ struct Options {
     configs: Vec<String>,
     only: Vec<String>,
     secrets: Option<u32>,
-    verbose: bool,
+    summary: bool,
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -183,7 +184,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
                     .ok_or("--secrets needs a number >= 2")?;
                 o.secrets = Some(n);
             }
-            "--verbose" => o.verbose = true,
+            "--summary" => o.summary = true,
             "--list" => {
                 for c in CONFIGS {
                     println!("{:<18} {} -cpu {}: {}", c.name, c.qemu, c.cpu, c.about);
@@ -216,7 +217,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
             failed.push(msg);
             continue;
         }
-        if let Err(e) = check(c, &o.only, o.secrets, o.verbose) {
+        if let Err(e) = check(c, &o.only, o.secrets, !o.summary) {
             println!("==> FAILED {}: {e}", c.name);
             failed.push(format!("{}: {e}", c.name));
         }
@@ -228,7 +229,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// Run one configuration (the `cargo xtask test` step calls this).
+/// Run every configuration of `triple`, printing the summary (the
+/// `cargo xtask test` steps call this; the per-workload lines go to the
+/// report file).
 pub fn check_configs_for(triple: &str) -> Result<(), String> {
     for c in CONFIGS.iter().filter(|c| c.triple == triple) {
         check(c, &[], None, false)?;
