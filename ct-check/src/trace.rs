@@ -270,10 +270,9 @@ mod aes {
                         let mut s = aes_ct::Ctr32BE::<Aes128>::from_core(
                             aes_ct::CtrCore::inner_iv_init(c, &iv.into()),
                         );
-                        let mut buf = rng.bytes(len);
-                        let mut buf = black_box(&mut buf);
+                        let mut buf = black_box(rng.bytes(len));
                         window(|| s.apply_keystream(&mut buf));
-                        digest(&[buf])
+                        digest(&[&buf])
                     },
                 );
             }

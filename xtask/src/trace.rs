@@ -382,6 +382,9 @@ fn parse_window(line: &str) -> Option<Window> {
     Some(w)
 }
 
+/// One run of a workload: secret set, output digest, the plugin's window.
+type Run<'a> = (u32, &'a str, &'a Window);
+
 struct Report {
     full: Vec<String>,
     summary: Vec<String>,
@@ -442,8 +445,8 @@ fn verdict(c: &Config, guest: &str, plugin: &str) -> Result<Report, String> {
         ));
     }
 
-    // workload -> (expect, [(set, digest, window)])
-    let mut by: BTreeMap<&str, (&str, Vec<(u32, &str, &Window)>)> = BTreeMap::new();
+    // workload -> (expect, runs)
+    let mut by: BTreeMap<&str, (&str, Vec<Run<'_>>)> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
     for (r, w) in runs.iter().zip(&wins) {
         let set: u32 = r[3].parse().map_err(|_| format!("bad set in {r:?}"))?;
