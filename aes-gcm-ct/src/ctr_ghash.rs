@@ -101,6 +101,8 @@ fn ctr<C: CtrCipher>(c: &C, nonce: &[u8; 12], ctr: u32, buf: InOutBuf<'_, '_, u8
         tail.get_out().copy_from_slice(&last[..n]);
         wipe_block(&mut last);
     }
+    // The counter block is secret when J0 comes from a long nonce.
+    wipe_block(&mut iv);
 }
 
 /// The whole message: tag mask, AAD, chunks, lengths; the full tag.
@@ -150,5 +152,7 @@ fn crypt<C: CtrCipher>(
     let tag = u128::from_ne_bytes(s.0) ^ u128::from_ne_bytes(mask.0);
     wipe_block(&mut s);
     wipe_block(&mut mask);
+    // J0's first 12 bytes: secret when the nonce is not 96 bits.
+    ct_dispatch::wipe::wipe(&mut nonce);
     tag.to_ne_bytes().into()
 }

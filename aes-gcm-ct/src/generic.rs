@@ -27,7 +27,6 @@ use cipher::{
 };
 use core::mem::MaybeUninit;
 use ghash_ct::{GHashKey, GHashState};
-use zeroize::Zeroize;
 
 /// Blocks per chunk at most (2 KiB of keystream on the stack).
 pub(crate) const CHUNK_BLOCKS: usize = 128;
@@ -186,8 +185,8 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
         for (t, (a, b)) in tag.iter_mut().zip(s.iter().zip(mask.iter())) {
             *t = a ^ b;
         }
-        s.0.zeroize();
-        mask.0.zeroize();
+        wipe_block(&mut s);
+        wipe_block(&mut mask);
     }
 }
 
@@ -219,7 +218,7 @@ pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens
     let mut two = [Block::default(), *lens];
     two[0][..text.len() - head].copy_from_slice(&text[head..]);
     ghash.update(st, &two);
-    two[0].0.zeroize();
+    wipe_block(&mut two[0]);
 }
 
 /// Hash a short message in one `update`: AAD and text (at most
@@ -264,8 +263,8 @@ fn encrypt_run<B: BlockCipherEncBackend<BlockSize = U16>>(backend: &B, blocks: &
     }
 }
 
-/// Overwrite a block with one volatile 16-byte store ([`crate::wipe16`]).
+/// Overwrite a block (`ct_dispatch::wipe`: one 16-byte volatile store).
 #[inline(always)]
 pub(crate) fn wipe_block(b: &mut Block) {
-    crate::wipe16(&mut b.0);
+    ct_dispatch::wipe::wipe(&mut b.0);
 }

@@ -30,7 +30,9 @@
 //! output, which turns the released plaintext back into the ciphertext
 //! (in place: the buffer is as it was; out of place: the output holds a
 //! copy of the ciphertext), and [`Error`] is returned. No unauthenticated
-//! plaintext is left in any buffer the caller can see.
+//! plaintext is left in any buffer the caller can see once the call
+//! returns; while it runs, the output holds it (from its chunk's
+//! decryption until the restoring pass).
 //!
 //! # Differences from RustCrypto `aes-gcm`
 //! * `KeyInit` additionally requires `Aes: 'static` (every AES type is):
@@ -134,20 +136,12 @@ use cipher::{
     consts::U16,
 };
 use core::{fmt, marker::PhantomData};
+use ct_dispatch::wipe::wipe;
 use ghash_ct::{GHashKey, GHashState};
 use zeroize::Zeroize;
 
 #[cfg(feature = "aes")]
 use cipher::consts::U12;
-
-/// Overwrite 16 bytes with one volatile store (`Zeroize` on a byte array
-/// stores byte by byte: ~40 instructions per block on the per-message
-/// paths).
-#[inline(always)]
-pub(crate) fn wipe16(b: &mut [u8; 16]) {
-    // SAFETY: `b` is a valid, aligned, exclusive reference.
-    unsafe { core::ptr::write_volatile(b, [0; 16]) };
-}
 
 /// Maximum length of associated data in bytes (as RustCrypto `aes-gcm`).
 pub const A_MAX: u64 = (1 << 61) - 1;
@@ -441,7 +435,7 @@ where
         check_lengths(associated_data.len() as u64, buffer.len() as u64)?;
         let mut j0 = self.j0(nonce)?;
         let full = self.crypt(&j0, associated_data, buffer, true);
-        wipe16(&mut j0.0);
+        wipe(&mut j0.0);
         Tag::<TagSize>::try_from(&full[..TagSize::USIZE]).map_err(|_| Error)
     }
 
@@ -454,7 +448,7 @@ where
     ) -> Result<(), Error> {
         check_lengths(associated_data.len() as u64, buffer.len() as u64)?;
         let mut j0 = self.j0(nonce)?;
-        let expected = self.crypt(&j0, associated_data, buffer.reborrow(), false);
+        let mut expected = self.crypt(&j0, associated_data, buffer.reborrow(), false);
         use ctutils::CtEq;
         let ok: bool = expected[..TagSize::USIZE].ct_eq(tag.as_slice()).into();
         if !ok {
@@ -462,7 +456,9 @@ where
             let out = buffer.get_out();
             let _ = self.crypt(&j0, &[], InOutBuf::from(out), true);
         }
-        wipe16(&mut j0.0);
+        wipe(&mut j0.0);
+        // The right tag of a rejected message would be a forgery.
+        wipe(&mut expected.0);
         if ok { Ok(()) } else { Err(Error) }
     }
 }

@@ -49,18 +49,19 @@ pub(crate) unsafe fn finish(
     absorb: impl Fn([u8; 16], [u8; 16]) -> [u8; 16],
     digest: impl Fn([u8; 16]) -> [u8; 16],
 ) -> Block {
-    let mut acc = acc;
+    let (mut acc, mut mask) = (acc, mask);
+    // The input and output blocks: plaintext on one side, and secret
+    // when the counter is (a long nonce); wiped once at the end.
+    let (mut i, mut o) = ([0u8; 16], [0u8; 16]);
     // Whole blocks, one at a time.
     while len - off >= 16 {
-        let mut i = [0u8; 16];
         // SAFETY: off + 16 <= len: 16 readable bytes at inp + off, 16
         // writable at out + off; `i` is a separate local.
-        let o = unsafe {
+        unsafe {
             core::ptr::copy_nonoverlapping(inp.add(off), i.as_mut_ptr(), 16);
-            let o = crypt(ctr, i);
+            o = crypt(ctr, i);
             core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), 16);
-            o
-        };
+        }
         acc = absorb(acc, if encrypt { o } else { i });
         ctr = ctr.wrapping_add(1);
         off += 16;
@@ -68,20 +69,25 @@ pub(crate) unsafe fn finish(
     // The partial last block, zero-padded for GHASH.
     if off < len {
         let n = len - off;
-        let mut t = [0u8; 16];
-        // SAFETY: `n` < 16 readable bytes at inp + off; `t` has 16.
-        unsafe { core::ptr::copy_nonoverlapping(inp.add(off), t.as_mut_ptr(), n) };
-        let mut o = crypt(ctr, t);
-        for (i, b) in o.iter_mut().enumerate() {
-            *b &= 0u8.wrapping_sub((i < n) as u8);
+        i = [0u8; 16];
+        // SAFETY: `n` < 16 readable bytes at inp + off; `i` has 16.
+        unsafe { core::ptr::copy_nonoverlapping(inp.add(off), i.as_mut_ptr(), n) };
+        o = crypt(ctr, i);
+        for (k, b) in o.iter_mut().enumerate() {
+            *b &= 0u8.wrapping_sub((k < n) as u8);
         }
         // SAFETY: `n` writable bytes at out + off.
         unsafe { core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), n) };
-        acc = absorb(acc, if encrypt { o } else { t });
-        crate::wipe16(&mut t);
-        crate::wipe16(&mut o);
+        acc = absorb(acc, if encrypt { o } else { i });
     }
     // The lengths block and the tag.
     acc = absorb(acc, crate::lens_block(aad_len, len).0);
-    Block::from(xor(digest(acc), mask))
+    let mut hash = digest(acc);
+    let tag = Block::from(xor(hash, mask));
+    // Stack copies we made: message blocks, the GHASH state and value,
+    // E_K(J0).
+    for b in [&mut i, &mut o, &mut acc, &mut hash, &mut mask] {
+        ct_dispatch::wipe::wipe(b);
+    }
+    tag
 }

@@ -300,9 +300,7 @@ fn crypt_impl<const NR: usize>(
         )
     };
 
-    for r in rk.iter_mut().chain(hp.iter_mut()) {
-        // SAFETY: valid exclusive reference.
-        unsafe { core::ptr::write_volatile(r, zero()) };
-    }
+    ct_dispatch::wipe::wipe(&mut rk);
+    ct_dispatch::wipe::wipe(&mut hp);
     tag
 }
