@@ -60,8 +60,8 @@ mod arm;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
-use backend::{KeyBox, Keys};
 pub use backend::{Backend, UnsupportedBackend};
+use backend::{KeyBox, Keys};
 
 use core::fmt;
 use universal_hash::{
