@@ -173,6 +173,81 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
             })
         }),
     });
+    secret_nonce_case(out);
+}
+
+/// A 128-bit nonce, itself secret, on the AES-NI + PCLMULQDQ path: J0 =
+/// GHASH_H(nonce) and every counter block after it are secret, so a
+/// branch or index on the counter (a carry test, say) is reported. The
+/// lengths put counter carries inside a batch of 8, between batches and in
+/// the blocks after the last batch.
+fn run_secret_nonce() -> Result<(), String> {
+    for &n in &[0usize, 17, 128, 300, 1029, 2053] {
+        let mut rng = Rng(n as u64 * 137 + 16);
+        let key = rng.bytes(16);
+        let nonce = rng.bytes(16);
+        let aad = rng.bytes(n % 29);
+        let pt = rng.bytes(n);
+        let b = Backend::AesniClmul;
+        let reference = AesGcm::<aes_ct::Aes128, U16>::new_with_backend(
+            key.as_slice().try_into().expect("16"),
+            b,
+        )
+        .expect("available");
+        let mut want_ct = pt.clone();
+        let want_tag = seal(&reference, &nonce, &aad, &mut want_ct);
+        drop(reference);
+
+        let mut ks = key.clone();
+        valgrind::secret(ks.as_mut_slice());
+        let g = AesGcm::<aes_ct::Aes128, U16>::new_with_backend(
+            ks.as_slice().try_into().expect("16"),
+            b,
+        )
+        .expect("available");
+        let mut ns = nonce.clone();
+        valgrind::secret(ns.as_mut_slice());
+        let mut buf = pt.clone();
+        valgrind::secret(buf.as_mut_slice());
+        let tag = seal(&g, &ns, &aad, &mut buf);
+        same(
+            &format!("gcm/aesni-clmul/secret-nonce16 seal ct {n}"),
+            buf,
+            &want_ct,
+        )?;
+        same(
+            &format!("gcm/aesni-clmul/secret-nonce16 seal tag {n}"),
+            tag,
+            &want_tag,
+        )?;
+        let mut buf = want_ct.clone();
+        let ok = open(&g, &ns, &aad, &mut buf, &want_tag);
+        if !valgrind::public_bool(ok) {
+            return Err(format!("secret-nonce16 open {n}: rejected a valid message"));
+        }
+        if n > 0 {
+            same(
+                &format!("gcm/aesni-clmul/secret-nonce16 open pt {n}"),
+                buf,
+                &pt,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The case of [`run_secret_nonce`], if valgrind and this CPU run the path
+/// (`cases` reports it uncovered otherwise).
+fn secret_nonce_case(out: &mut Vec<Case>) {
+    let b = Backend::AesniClmul;
+    if b.is_available() && crate::valgrind_cannot("aes-gcm-ct", b.name()).is_none() {
+        out.push(Case {
+            name: "aes-gcm-ct/aesni-clmul/aes128-gcm-secret-nonce16".into(),
+            krate: "aes-gcm-ct",
+            backend: "aesni-clmul with a secret 128-bit nonce".into(),
+            run: Box::new(run_secret_nonce),
+        });
+    }
 }
 
 fn aes_ct_skip(name: &str) -> bool {
