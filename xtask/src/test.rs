@@ -127,6 +127,15 @@ fn steps() -> Vec<Step> {
             cargo_step(&["fmt", "--all", "--check"]),
         ),
         step(
+            "generated code matches its generator (armv7 bsaes assembly)",
+            None,
+            vec![Need::Tool {
+                path: "python3",
+                package: "python3",
+            }],
+            Box::new(generated_matches),
+        ),
+        step(
             "clippy, host",
             Some("host"),
             vec![CLIPPY],
@@ -238,6 +247,10 @@ fn steps() -> Vec<Step> {
             Box::new(|| cross_tests(ARMV7, Mask::None)),
         ),
     ];
+    // Each target's trace check right after its tests, while its build
+    // folder exists (CI deletes it after the target's last step).
+    q.insert(2, trace_step(AARCH64));
+    q.push(trace_step(ARMV7));
     for x in &mut q {
         x.qemu = true;
     }
@@ -255,28 +268,7 @@ fn steps() -> Vec<Step> {
         }],
         Box::new(|| crate::ct::main(&[])),
     ));
-    for t in [
-        crate::trace::X86_64,
-        crate::trace::AARCH64,
-        crate::trace::ARMV7,
-    ] {
-        let names: Vec<&str> = crate::trace::CONFIGS
-            .iter()
-            .filter(|c| c.triple == t)
-            .map(|c| c.name)
-            .collect();
-        let mut x = step(
-            &format!(
-                "constant-time trace check under qemu, {}",
-                names.join(" + ")
-            ),
-            Some(if t == crate::trace::X86_64 { "host" } else { t }),
-            crate::trace::needs(t),
-            Box::new(move || crate::trace::check_configs_for(t)),
-        );
-        x.qemu = true;
-        s.push(x);
-    }
+    s.push(trace_step(crate::trace::X86_64));
     // 32-bit x86 runs natively: the same backends where the CPU has them
     // (AES-NI, VAES, SSSE3 hybrid), 32-bit integer code in the portable
     // ones.
@@ -448,6 +440,55 @@ fn probe(triple: &str, mask: Mask, env: &[(String, String)]) -> Result<(), Strin
             ));
         }
     }
+    Ok(())
+}
+
+/// The trace-equivalence check of every CPU configuration of `triple`
+/// (`xtask/src/trace.rs`).
+fn trace_step(triple: &'static str) -> Step {
+    let names: Vec<&str> = crate::trace::CONFIGS
+        .iter()
+        .filter(|c| c.triple == triple)
+        .map(|c| c.name)
+        .collect();
+    let mut x = step(
+        &format!(
+            "constant-time trace check under qemu, {}",
+            names.join(" + ")
+        ),
+        Some(if triple == crate::trace::X86_64 {
+            "host"
+        } else {
+            triple
+        }),
+        crate::trace::needs(triple),
+        Box::new(move || crate::trace::check_configs_for(triple)),
+    );
+    x.qemu = true;
+    x
+}
+
+/// Re-run each generator into a scratch file and require the committed
+/// output to be byte-identical (generated code is committed so the build
+/// needs no Python; this keeps the two from drifting apart).
+fn generated_matches() -> Result<(), String> {
+    let root = util::root();
+    let committed = root.join("aes-ct/src/arm/bsaes_asm.rs");
+    let fresh = util::xtask_dir().join("bsaes_asm.rs.regenerated");
+    std::fs::create_dir_all(util::xtask_dir()).map_err(|e| e.to_string())?;
+    run(Command::new("python3")
+        .arg(root.join("aes-ct/src/arm/gen_bsaes.py"))
+        .env("BSAES_OUT", &fresh))?;
+    let a = std::fs::read(&committed).map_err(|e| format!("{}: {e}", committed.display()))?;
+    let b = std::fs::read(&fresh).map_err(|e| format!("{}: {e}", fresh.display()))?;
+    if a != b {
+        return Err(format!(
+            "{} differs from what aes-ct/src/arm/gen_bsaes.py generates ({}): edit the generator and re-run it",
+            committed.display(),
+            fresh.display()
+        ));
+    }
+    println!("{} matches its generator", committed.display());
     Ok(())
 }
 
