@@ -26,7 +26,7 @@ const COMMANDS: &[(&str, Command, &str)] = &[
     (
         "test",
         test::main,
-        "fmt, clippy, host tests, aarch64/armv7 tests under qemu (`test --help`)",
+        "fmt, clippy, host tests, qemu tests (aarch64, armv7, s390x, riscv64), i686, constant-time checks (`test --help`)",
     ),
     (
         "speed",
@@ -36,7 +36,7 @@ const COMMANDS: &[(&str, Command, &str)] = &[
     (
         "armcount",
         armcount::main,
-        "ARM instructions per byte under qemu (issue 4; not implemented yet)",
+        "ARM instructions per byte under qemu (`armcount --help`)",
     ),
     (
         "ct",

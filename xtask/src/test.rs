@@ -1,12 +1,17 @@
 //! `cargo xtask test`: the one test command.
 //!
-//! Steps, in order: rustfmt check; clippy (warnings denied) on the host
-//! and for the two ARM targets; the host test suite (default features and
-//! all features); the suite cross-compiled for aarch64 and run under
-//! `qemu-aarch64` twice (as the CPU model reports itself, then with the
-//! crypto extensions hidden from `getauxval` by `xtask/shim/hwcapmask.c`);
-//! and for armv7 under `qemu-arm -cpu cortex-a15` (NEON, no crypto); the
-//! x86 crates built for i686 and run natively (32-bit x86). Before
+//! Steps, in order: rustfmt check; the generated armv7 assembly against
+//! its generator; clippy (warnings denied) on the host and for the two ARM
+//! targets; the host test suite (default features and all features); the
+//! suite cross-compiled for aarch64 and run under `qemu-aarch64` twice (as
+//! the CPU model reports itself, then with the crypto extensions hidden
+//! from `getauxval` by `xtask/shim/hwcapmask.c`), and for armv7 under
+//! `qemu-arm -cpu cortex-a15` (NEON, no crypto), each followed by that
+//! architecture's constant-time trace check (`trace.rs`); the valgrind
+//! constant-time check and the x86_64 trace check on the host; the x86
+//! crates built for i686 and run natively (32-bit x86); the portable
+//! backends' suites on s390x (big-endian) and riscv64 under qemu
+//! (`portable.rs`); the bare-metal builds (`nostd.rs`). Before
 //! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
 //! features the guest sees, and the run fails if they are not the ones
 //! that run is meant to test.
