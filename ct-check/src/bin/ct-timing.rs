@@ -94,11 +94,9 @@ fn targets() -> Vec<Target> {
             input_len: 16 + 64,
             op: Box::new(move |inp| {
                 use aes_gcm_ct::{AeadInOut, aead::inout::InOutBuf};
-                let g = aes_gcm_ct::Aes128Gcm::new_with_backend(
-                    inp[..16].try_into().expect("16"),
-                    b,
-                )
-                .expect("available");
+                let g =
+                    aes_gcm_ct::Aes128Gcm::new_with_backend(inp[..16].try_into().expect("16"), b)
+                        .expect("available");
                 let mut buf = [0u8; 64];
                 buf.copy_from_slice(&inp[16..]);
                 let tag = g
