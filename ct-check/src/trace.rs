@@ -191,12 +191,18 @@ mod aes {
         c.one(b)
     }
 
+    /// `encrypt_blocks` and `decrypt_blocks` of `$n` secret blocks under a
+    /// secret key of type `$t` on backend `$b`.
     macro_rules! blocks {
-        ($out:ident, $b:ident, $t:ty, $n:expr) => {{
+        ($out:ident, $b:ident, $t:ty, $n:expr) => {
+            blocks!(@one $out, $b, $t, $n, "encrypt", encrypt_blocks);
+            blocks!(@one $out, $b, $t, $n, "decrypt", decrypt_blocks);
+        };
+        (@one $out:ident, $b:ident, $t:ty, $n:expr, $op:literal, $f:ident) => {{
             let n: usize = $n;
             push(
                 $out,
-                format!("aes-ct/{}/{} encrypt x{n}", $b, stringify!($t)),
+                format!("aes-ct/{}/{} {} x{n}", $b, stringify!($t), $op),
                 move |rng| {
                     let mut key = aes_ct::cipher::Key::<$t>::default();
                     rng.fill(&mut key);
@@ -206,23 +212,7 @@ mod aes {
                         rng.fill(x);
                     }
                     let mut v = black_box(v);
-                    window(|| c.encrypt_blocks(&mut v));
-                    digest(&[&v.concat()])
-                },
-            );
-            push(
-                $out,
-                format!("aes-ct/{}/{} decrypt x{n}", $b, stringify!($t)),
-                move |rng| {
-                    let mut key = aes_ct::cipher::Key::<$t>::default();
-                    rng.fill(&mut key);
-                    let c = <$t>::new_with_backend(&key, $b).expect("available");
-                    let mut v = vec![Block::default(); n];
-                    for x in &mut v {
-                        rng.fill(x);
-                    }
-                    let mut v = black_box(v);
-                    window(|| c.decrypt_blocks(&mut v));
+                    window(|| c.$f(&mut v));
                     digest(&[&v.concat()])
                 },
             );

@@ -139,43 +139,35 @@ fn main() -> ExitCode {
     }
     // What this CPU (as qemu presents it) runs: the driver checks that a
     // configuration tests the backends it claims to.
-    let names = |v: Vec<String>| v.join(",");
-    let _ = writeln!(
-        out,
-        "B\taes-ct\t{}",
-        names(
+    let offered: [(&str, Vec<String>); 4] = [
+        (
+            "aes-ct",
             aes_ct::Backend::available()
                 .map(|b| b.to_string())
-                .collect()
-        )
-    );
-    let _ = writeln!(
-        out,
-        "B\tghash-ct\t{}",
-        names(
+                .collect(),
+        ),
+        (
+            "ghash-ct",
             ghash_ct::Backend::available()
                 .map(|b| b.to_string())
-                .collect()
-        )
-    );
-    let _ = writeln!(
-        out,
-        "B\taes-gcm-ct\t{}",
-        names(
+                .collect(),
+        ),
+        (
+            "aes-gcm-ct",
             aes_gcm_ct::Backend::available()
                 .map(|b| b.to_string())
-                .collect()
-        )
-    );
-    let _ = writeln!(
-        out,
-        "B\tadiantum-ct\t{}",
-        names(
+                .collect(),
+        ),
+        (
+            "adiantum-ct",
             adiantum_ct::Backend::available()
                 .map(|b| b.to_string())
-                .collect()
-        )
-    );
+                .collect(),
+        ),
+    ];
+    for (krate, names) in &offered {
+        let _ = writeln!(out, "B\t{krate}\t{}", names.join(","));
+    }
     for w in &selected {
         let expect = match w.expect {
             Expect::Same => "same",
