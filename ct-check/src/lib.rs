@@ -21,6 +21,8 @@
 //! skipped: &mut Vec<Uncovered>)` and one line in [`all_cases`].
 
 pub mod dudect;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub mod singlestep;
 pub mod toys;
 pub mod trace;
 pub mod valgrind;

@@ -458,7 +458,7 @@ fn trace_step(triple: &'static str) -> Step {
         .collect();
     let mut x = step(
         &format!(
-            "constant-time trace check under qemu, {}",
+            "constant-time trace check (qemu, or native single-step), {}",
             names.join(" + ")
         ),
         Some(if triple == crate::trace::X86_64 {

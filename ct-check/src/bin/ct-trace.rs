@@ -5,7 +5,13 @@
 //! ```text
 //! ct-trace [--secrets N] [--only SUBSTR]...   run: one line per window
 //! ct-trace list                               workload names
+//! ct-trace --singlestep PATH [...]            x86_64 Linux: trace natively
 //! ```
+//!
+//! With `--singlestep` the guest is its own tracer (`ct_check::singlestep`:
+//! the CPU's trap flag and a `SIGTRAP` handler) and writes the window lines
+//! the plugin would write (without memory addresses) to `PATH`, for the
+//! code qemu cannot run.
 //!
 //! For every workload it runs one warm-up window (secret set 0) and then
 //! `N` windows with secret sets 1..=N (default 8), printing first one line
@@ -93,6 +99,7 @@ fn main() -> ExitCode {
     let mut secrets = 8u64;
     let mut only: Vec<String> = Vec::new();
     let mut list = false;
+    let mut singlestep: Option<String> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -111,10 +118,17 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--singlestep" => match it.next() {
+                Some(p) => singlestep = Some(p.clone()),
+                None => {
+                    eprintln!("--singlestep needs a path");
+                    return ExitCode::from(2);
+                }
+            },
             "list" => list = true,
             other => {
                 eprintln!(
-                    "unknown argument `{other}`\nusage: ct-trace [list] [--secrets N] [--only SUBSTR]..."
+                    "unknown argument `{other}`\nusage: ct-trace [list] [--secrets N] [--only SUBSTR]... [--singlestep PATH]"
                 );
                 return ExitCode::from(2);
             }
@@ -168,17 +182,83 @@ fn main() -> ExitCode {
     for (krate, names) in &offered {
         let _ = writeln!(out, "B\t{krate}\t{}", names.join(","));
     }
-    for w in &selected {
-        let expect = match w.expect {
-            Expect::Same => "same",
-            Expect::Leaks => "leaks",
-        };
-        for set in 0..=secrets {
-            let mut rng = Rng(seed(&w.name, set));
-            let d = run(&*w.run, &mut rng);
-            let _ = writeln!(out, "W\t{}\t{expect}\t{set}\t{d:016x}", w.name);
+    let mut windows = |after: &mut dyn FnMut(u64) -> Result<(), String>| -> Result<(), String> {
+        for w in &selected {
+            let expect = match w.expect {
+                Expect::Same => "same",
+                Expect::Leaks => "leaks",
+            };
+            for set in 0..=secrets {
+                let d = run(&*w.run, &mut Rng(seed(&w.name, set)));
+                after(d)?;
+                let _ = writeln!(out, "W\t{}\t{expect}\t{set}\t{d:016x}", w.name);
+            }
         }
+        let _ = out.flush();
+        Ok(())
+    };
+    match singlestep.map(|p| Tracer::new(&p)).transpose() {
+        Ok(None) => windows(&mut |_| Ok(())),
+        Ok(Some(mut t)) => windows(&mut |_| t.window()).and_then(|()| t.finish()),
+        Err(e) => Err(e),
     }
-    let _ = out.flush();
-    ExitCode::SUCCESS
+    .map_or_else(
+        |e| {
+            eprintln!("ct-trace: {e}");
+            ExitCode::FAILURE
+        },
+        |()| ExitCode::SUCCESS,
+    )
+}
+
+/// `--singlestep`: the plugin's window lines from the native traces (no
+/// address trace: `addr` is a constant, `mem` zero).
+struct Tracer {
+    file: std::io::BufWriter<std::fs::File>,
+    path: String,
+    windows: u64,
+}
+
+impl Tracer {
+    fn new(path: &str) -> Result<Self, String> {
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        ct_check::singlestep::install()?;
+        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+        return Err("--singlestep traces x86_64 Linux only".into());
+        let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
+        Ok(Self {
+            file: std::io::BufWriter::new(file),
+            path: path.into(),
+            windows: 0,
+        })
+    }
+
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn window(&mut self) -> Result<(), String> {
+        let (n, t) = ct_check::singlestep::last();
+        self.windows += 1;
+        if n != self.windows {
+            return Err(format!(
+                "{n} windows traced after {} runs: each run must open exactly one",
+                self.windows
+            ));
+        }
+        let div = t.divat.map(|a| format!(" divat={a:x}")).unwrap_or_default();
+        writeln!(
+            self.file,
+            "window {n} insns={} tbs=0 mem=0 pc={:016x} addr=native div={}{div}",
+            t.insns, t.pc, t.div
+        )
+        .map_err(|e| format!("{}: {e}", self.path))
+    }
+
+    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+    fn window(&mut self) -> Result<(), String> {
+        unreachable!("Tracer::new refuses other targets")
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        writeln!(self.file, "exit open=0").map_err(|e| format!("{}: {e}", self.path))?;
+        self.file.flush().map_err(|e| format!("{}: {e}", self.path))
+    }
 }
