@@ -267,6 +267,15 @@ macro_rules! family {
             pub fn key(&self) -> &$key {
                 &self.key
             }
+
+            /// A hasher whose accumulator starts at `init_block` (the
+            /// POLYVAL-form value, as RustCrypto's `new_with_init_block`
+            /// of `ghash` 0.5 / `polyval` 0.6 takes it) instead of zero.
+            /// For the compat facades of those crates.
+            #[doc(hidden)]
+            pub fn new_with_init_block($h: &Key, init_block: u128) -> Self {
+                Self { key: $key::new($h), state: $state { acc: init_block } }
+            }
         }
 
         impl KeySizeUser for $hash {
