@@ -6,6 +6,7 @@
 //! [`COMMANDS`], and its usage line there.
 
 mod armcount;
+mod compat;
 mod ct;
 mod fuzz;
 mod miri;
@@ -14,6 +15,7 @@ mod portable;
 mod prereq;
 mod speed;
 mod test;
+mod tls;
 mod trace;
 mod util;
 
@@ -27,6 +29,11 @@ const COMMANDS: &[(&str, Command, &str)] = &[
         "test",
         test::main,
         "fmt, clippy, host tests, qemu tests (aarch64, armv7, s390x, riscv64), i686, constant-time checks (`test --help`)",
+    ),
+    (
+        "compat",
+        compat::main,
+        "upstream test suites and a real dependent's against the compat/ facades",
     ),
     (
         "speed",
@@ -47,6 +54,11 @@ const COMMANDS: &[(&str, Command, &str)] = &[
         "ct-trace",
         trace::main,
         "trace-equivalence constant-time check under qemu, every architecture (`ct-trace --help`)",
+    ),
+    (
+        "tls",
+        tls::main,
+        "rustls over aes-gcm-ct against openssl s_server / s_client (interop/tls)",
     ),
     (
         "fuzz",

@@ -2,6 +2,8 @@
 //!
 //! Steps, in order: rustfmt check; clippy (warnings denied) on the host and for the two ARM
 //! targets; the host test suite (default features and all features); the
+//! compat facades under upstream's own test suites and dependents'
+//! (`compat.rs`); the
 //! suite cross-compiled for aarch64 and run under `qemu-aarch64` twice (as
 //! the CPU model reports itself, then with the crypto extensions hidden
 //! from `getauxval` by `xtask/shim/hwcapmask.c`), and for armv7 under
@@ -10,7 +12,8 @@
 //! constant-time check and the x86_64 trace check on the host; the x86
 //! crates built for i686 and run natively (32-bit x86); the portable
 //! backends' suites on s390x (big-endian) and riscv64 under qemu
-//! (`portable.rs`); the bare-metal builds (`nostd.rs`); the generated
+//! (`portable.rs`); the bare-metal builds (`nostd.rs`); rustls over our
+//! AES-GCM against OpenSSL, after the host tests (`tls.rs`); the generated
 //! armv7 assembly against its generator (started at the beginning, beside
 //! the builds, since it runs for minutes on one core). Before
 //! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
@@ -222,6 +225,19 @@ fn steps() -> Vec<Step> {
         Some("host"),
         vec![],
         cargo_step(&["test", "--workspace", "--all-features", "--no-fail-fast"]),
+    ));
+    s.push(step(
+        "TLS interop: rustls over aes-gcm-ct against openssl s_server / s_client (xtask tls)",
+        Some("host"),
+        crate::tls::NEEDS.to_vec(),
+        Box::new(crate::tls::test),
+    ));
+    // The facades of compat/ under other people's tests (`compat.rs`).
+    s.push(step(
+        "compat facades: upstream test suites and dependents' (xtask compat), host",
+        Some("host"),
+        vec![RUSTFMT, CLIPPY],
+        Box::new(|| crate::compat::main(&[])),
     ));
 
     let mut q = vec![
