@@ -11,6 +11,7 @@ mod ct;
 mod fuzz;
 mod miri;
 mod nostd;
+mod package;
 mod portable;
 mod prereq;
 mod speed;
@@ -59,6 +60,11 @@ const COMMANDS: &[(&str, Command, &str)] = &[
         "tls",
         tls::main,
         "rustls over aes-gcm-ct against openssl s_server / s_client (interop/tls)",
+    ),
+    (
+        "package",
+        package::main,
+        "cargo publish --dry-run of every published crate, package contents checked",
     ),
     (
         "fuzz",

@@ -13,7 +13,8 @@
 //! crates built for i686 and run natively (32-bit x86); the portable
 //! backends' suites on s390x (big-endian) and riscv64 under qemu
 //! (`portable.rs`); the bare-metal builds (`nostd.rs`); rustls over our
-//! AES-GCM against OpenSSL, after the host tests (`tls.rs`); the generated
+//! AES-GCM against OpenSSL (`tls.rs`) and the publish dry run
+//! (`package.rs`), after the host tests; the generated
 //! armv7 assembly against its generator (started at the beginning, beside
 //! the builds, since it runs for minutes on one core). Before
 //! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
@@ -225,6 +226,12 @@ fn steps() -> Vec<Step> {
         Some("host"),
         vec![],
         cargo_step(&["test", "--workspace", "--all-features", "--no-fail-fast"]),
+    ));
+    s.push(step(
+        "publish dry run of every published crate (xtask package)",
+        Some("host"),
+        vec![],
+        Box::new(|| crate::package::main(&[])),
     ));
     s.push(step(
         "TLS interop: rustls over aes-gcm-ct against openssl s_server / s_client (xtask tls)",
