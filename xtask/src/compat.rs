@@ -49,7 +49,10 @@ struct Suite {
 }
 
 /// The facades of each generation (folder names = crate names).
-const GENERATIONS: &[(&str, &[&str])] = &[("v0.8", &["aes", "ghash", "aes-gcm"])];
+const GENERATIONS: &[(&str, &[&str])] = &[
+    ("v0.8", &["aes", "ghash", "aes-gcm"]),
+    ("v0.9", &["aes", "ghash", "aes-gcm"]),
+];
 
 const SUITES: &[Suite] = &[
     Suite {
@@ -87,6 +90,42 @@ const SUITES: &[Suite] = &[
         version: "0.1.2",
         kind: Kind::Dependent,
         generation: "v0.8",
+        features: "",
+    },
+    Suite {
+        name: "aes",
+        version: "0.9.4",
+        kind: Kind::Upstream,
+        generation: "v0.9",
+        features: "zeroize",
+    },
+    Suite {
+        name: "ghash",
+        version: "0.6.0",
+        kind: Kind::Upstream,
+        generation: "v0.9",
+        features: "zeroize",
+    },
+    Suite {
+        name: "aes-gcm",
+        version: "0.11.1",
+        kind: Kind::Upstream,
+        generation: "v0.9",
+        features: "zeroize",
+    },
+    // The same modes' cipher 0.5 versions over our `aes` 0.9.
+    Suite {
+        name: "ctr",
+        version: "0.10.1",
+        kind: Kind::Dependent,
+        generation: "v0.9",
+        features: "",
+    },
+    Suite {
+        name: "cbc",
+        version: "0.2.1",
+        kind: Kind::Dependent,
+        generation: "v0.9",
         features: "",
     },
     // A third-party user of `aes-gcm` 0.10 (`Aes256Gcm` for its
