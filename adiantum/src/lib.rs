@@ -67,6 +67,12 @@ pub use stream::{StreamVariant, XChaCha8, XChaCha12, XChaCha20};
 
 use aes_ct::Aes256;
 use backend::Nh;
+// The README's examples run as doctests too: it is the page crates.io
+// shows, so its code must compile and pass.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 use cipher::{
     Array, BlockCipherDecrypt, BlockCipherEncrypt, InOutBuf, Key, KeyInit, KeySizeUser, consts::U32,
 };
@@ -74,6 +80,31 @@ use core::{fmt, marker::PhantomData};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Adiantum with XChaCha12 (the default and Linux's `adiantum(xchacha12,aes)`).
+///
+/// ```
+/// use adiantum_ct::{Adiantum, cipher::KeyInit};
+///
+/// let disk = Adiantum::new(&[0x42; 32].into());
+/// let plain: Vec<u8> = (0..8 * 4096).map(|i| (i % 251) as u8).collect();
+///
+/// // Eight 4096-byte sectors, numbered 1000 to 1007 (dm-crypt `plain64`
+/// // tweaks with `iv_large_sectors`).
+/// let mut buf = plain.clone();
+/// disk.encrypt_sectors(&mut buf, 4096, 1000)?;
+/// assert_ne!(buf, plain);
+///
+/// // Each sector alone, with its own tweak, gives the same ciphertext.
+/// let mut one = plain[4096..8192].to_vec();
+/// disk.encrypt(&adiantum_ct::sector_tweak(1001), &mut one)?;
+/// assert_eq!(one, buf[4096..8192]);
+///
+/// disk.decrypt_sectors(&mut buf, 4096, 1000)?;
+/// assert_eq!(buf, plain);
+///
+/// // Bad input is an error, not a panic: 100 bytes are not whole sectors.
+/// assert!(disk.encrypt_sectors(&mut [0u8; 100], 4096, 0).is_err());
+/// # Ok::<(), adiantum_ct::Error>(())
+/// ```
 pub type Adiantum = Hbsh<XChaCha12, NhPoly1305>;
 /// Adiantum with XChaCha20 (Linux's `adiantum(xchacha20,aes)`).
 pub type AdiantumXChaCha20 = Hbsh<XChaCha20, NhPoly1305>;

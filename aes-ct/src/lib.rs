@@ -11,9 +11,68 @@
 //! `ctr::Ctr32BE<aes::Aes128>`), with each backend's fused whole-block
 //! loop.
 //!
-//! The backend is chosen once per process ([`Backend::detected`]); a key
-//! can ask for a specific one with `new_with_backend` and tell which one it
-//! uses with `backend()`.
+//! ```
+//! use aes_ct::Aes128;
+//! use aes_ct::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
+//!
+//! // FIPS-197 appendix C.1
+//! let key: [u8; 16] = core::array::from_fn(|i| i as u8);
+//! let cipher = Aes128::new(&key.into());
+//! let mut block = Array::from(core::array::from_fn(|i| (i as u8) * 0x11));
+//! cipher.encrypt_block(&mut block);
+//! assert_eq!(block[..4], [0x69, 0xc4, 0xe0, 0xd8]);
+//! cipher.decrypt_block(&mut block);
+//! assert_eq!(block[1], 0x11);
+//! ```
+//!
+//! # Backend selection
+//!
+//! Backends, in order of preference (the one dispatch table,
+//! `src/backend.rs`): `vaes` (VAES on AVX2 or AVX-512, AES-NI for single
+//! blocks) and `aesni` on x86 and x86_64; `armv8` (Cryptography Extensions)
+//! on aarch64; `hybrid` (vpaes for single blocks and tails, bitsliced bsaes
+//! for batches) on x86 with SSSE3 and on aarch64 and armv7 with NEON, and
+//! its halves `vpaes` and `bsaes` alone on the same CPUs; `soft`, the
+//! portable bitsliced backend, everywhere.
+//!
+//! * **Automatic**: [`Backend::detected`] is the first backend of the table
+//!   that this build contains and this CPU runs, detected once (CPUID and
+//!   XCR0 on x86, `cpufeatures` on aarch64, `getauxval(AT_HWCAP)` on armv7
+//!   Linux) and cached; every `new` uses it. `backend()` on a key and
+//!   [`Backend::available`] tell which backends are in use and possible.
+//! * **At run time**: `Aes128::new_with_backend(&key, Backend::Soft)` (and
+//!   the same on every cipher type) returns [`UnsupportedBackend`] when
+//!   this build or CPU cannot run the backend asked for.
+//! * **At compile time**: `RUSTFLAGS='--cfg aes_ct_backend="NAME"'`, NAME
+//!   one of the backend names above ([`Backend::name`]), narrows automatic
+//!   selection to that backend; if the CPU cannot run it, the portable one
+//!   is used (and `backend()` says so). [`Backend::forced`] reports it.
+//! * **Cargo features** keep backends in the build, all on by default:
+//!   `aesni`, `vaes` (needs `aesni`), `vpaes`, `bsaes`, `hybrid` (x86);
+//!   `armv8` (aarch64); `neon` for the NEON `vpaes`, `bsaes` and `hybrid`
+//!   (aarch64 and armv7, each with its own feature as well). `soft` is
+//!   always there; with `default-features = false` it is the only backend.
+//!   On soft-float aarch64 targets, whose ABI forbids NEON, the aarch64
+//!   backends are left out.
+//! * **`self-test`** (feature, off by default): before a backend is first
+//!   chosen automatically it must pass a FIPS-197 known-answer test; one
+//!   that fails is passed over for the next in the table (in the end
+//!   `soft`).
+//!
+//! ```
+//! use aes_ct::{Aes128, Backend};
+//! use aes_ct::cipher::KeyInit;
+//!
+//! let key = [0x42u8; 16].into();
+//! let auto = Aes128::new(&key);
+//! assert_eq!(auto.backend(), Backend::detected());
+//! let soft = Aes128::new_with_backend(&key, Backend::Soft)?; // always available
+//! assert_eq!(soft.backend(), Backend::Soft);
+//! for b in Backend::available() {
+//!     println!("{b}"); // e.g. "vaes", "aesni", "hybrid", "vpaes", "bsaes", "soft"
+//! }
+//! # Ok::<(), aes_ct::UnsupportedBackend>(())
+//! ```
 #![no_std]
 #![warn(missing_docs)]
 
@@ -50,6 +109,12 @@ use cipher::{
     inout::InOut,
 };
 use core::fmt;
+
+// The README's examples run as doctests too: it is the page crates.io
+// shows, so its code must compile and pass.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// A 128-bit AES block.
 pub type Block = Array<u8, U16>;
@@ -119,6 +184,16 @@ macro_rules! common {
 macro_rules! define_aes {
     ($name:ident, $enc:ident, $dec:ident, $ks:ty, $nr:literal, $doc:literal) => {
         #[doc = concat!($doc, " block cipher.")]
+        ///
+        /// ```
+        /// use aes_ct::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt, Key, KeyInit};
+        #[doc = concat!("let cipher = aes_ct::", stringify!($name), "::new(&Key::<aes_ct::", stringify!($name), ">::default());")]
+        /// let mut blocks = [Array::from([1u8; 16]), Array::from([2u8; 16])];
+        /// cipher.encrypt_blocks(&mut blocks); // batches go to the backend's parallel path
+        /// assert_ne!(blocks[0], Array::from([1u8; 16]));
+        /// cipher.decrypt_blocks(&mut blocks);
+        /// assert_eq!(blocks[1], Array::from([2u8; 16]));
+        /// ```
         #[derive(Clone)]
         pub struct $name {
             keys: KeyBox<$nr>,

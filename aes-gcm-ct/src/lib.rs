@@ -54,6 +54,12 @@
 #![no_std]
 #![warn(missing_docs)]
 
+// The README's examples run as doctests too: it is the page crates.io
+// shows, so its code must compile and pass.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 #[cfg(feature = "aes")]
 pub use aes_ct as aes;
@@ -189,6 +195,33 @@ pub type Aes128Gcm = AesGcm<aes_ct::Aes128, U12>;
 pub type Aes192Gcm = AesGcm<aes_ct::Aes192, U12>;
 
 /// AES-GCM with a 256-bit key and 96-bit nonce.
+///
+/// ```
+/// use aes_gcm_ct::aead::{AeadInOut, KeyInit};
+/// use aes_gcm_ct::{Aes256Gcm, Backend, Nonce};
+///
+/// let key = [0x42u8; 32].into();
+/// let cipher = Aes256Gcm::new(&key); // the best path this CPU runs
+/// let nonce = Nonce::from([7u8; 12]); // unique per message under one key
+/// let mut buf = *b"in place, tag detached";
+/// let tag = cipher.encrypt_inout_detached(&nonce, b"header", buf.as_mut_slice().into())?;
+///
+/// // The generic path (any CPU) opens what the automatic one sealed.
+/// let generic = Aes256Gcm::new_with_backend(&key, Backend::Generic).expect("always available");
+/// generic.decrypt_inout_detached(&nonce, b"header", buf.as_mut_slice().into(), &tag)?;
+/// assert_eq!(&buf, b"in place, tag detached");
+///
+/// // A wrong tag is an error, and the buffer keeps the ciphertext.
+/// let mut bad = tag;
+/// bad[15] ^= 1;
+/// let sealed = {
+///     cipher.encrypt_inout_detached(&nonce, b"header", buf.as_mut_slice().into())?;
+///     buf
+/// };
+/// assert!(cipher.decrypt_inout_detached(&nonce, b"header", buf.as_mut_slice().into(), &bad).is_err());
+/// assert_eq!(buf, sealed);
+/// # Ok::<(), aes_gcm_ct::Error>(())
+/// ```
 #[cfg(feature = "aes")]
 pub type Aes256Gcm = AesGcm<aes_ct::Aes256, U12>;
 

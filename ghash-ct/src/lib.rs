@@ -41,6 +41,12 @@
 #![no_std]
 #![warn(missing_docs)]
 
+// The README's examples run as doctests too: it is the page crates.io
+// shows, so its code must compile and pass.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use universal_hash;
 
 mod backend;
@@ -245,6 +251,18 @@ macro_rules! family {
         }
 
         #[doc = concat!("**", $alg, "** as a `UniversalHash`, owning its key powers (drop-in for RustCrypto's type).")]
+        ///
+        /// ```
+        /// use ghash_ct::universal_hash::{KeyInit, UniversalHash};
+        #[doc = concat!("let mut mac = ghash_ct::", stringify!($hash), "::new(&[0x66; 16].into());")]
+        /// mac.update_padded(b"additional data");
+        /// mac.update_padded(b"ciphertext");
+        /// let tag = mac.clone().finalize();
+        /// let mut other = tag;
+        /// other[0] ^= 1;
+        /// assert!(mac.clone().verify(&other).is_err()); // constant-time comparison
+        /// assert!(mac.verify(&tag).is_ok());
+        /// ```
         #[derive(Clone)]
         pub struct $hash {
             key: $key,

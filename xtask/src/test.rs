@@ -13,8 +13,8 @@
 //! crates built for i686 and run natively (32-bit x86); the portable
 //! backends' suites on s390x (big-endian) and riscv64 under qemu
 //! (`portable.rs`); the bare-metal builds (`nostd.rs`); rustls over our
-//! AES-GCM against OpenSSL (`tls.rs`) and the publish dry run
-//! (`package.rs`), after the host tests; the generated
+//! AES-GCM against OpenSSL (`tls.rs`), `cargo doc` with warnings denied
+//! and the publish dry run (`package.rs`), after the host tests; the generated
 //! armv7 assembly against its generator (started at the beginning, beside
 //! the builds, since it runs for minutes on one core). Before
 //! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
@@ -226,6 +226,18 @@ fn steps() -> Vec<Step> {
         Some("host"),
         vec![],
         cargo_step(&["test", "--workspace", "--all-features", "--no-fail-fast"]),
+    ));
+    // The API docs as docs.rs builds them: a broken intra-doc link or bad
+    // markup fails the run (the doctests ran with the host tests).
+    s.push(step(
+        "docs: cargo doc --workspace --no-deps, warnings denied",
+        Some("host"),
+        vec![],
+        Box::new(|| {
+            run(cargo()
+                .args(["doc", "--workspace", "--no-deps"])
+                .env("RUSTDOCFLAGS", "-D warnings"))
+        }),
     ));
     s.push(step(
         "publish dry run of every published crate (xtask package)",

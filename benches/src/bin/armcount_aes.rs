@@ -1,7 +1,7 @@
 //! AES-128-CTR loop for instruction counting under qemu (`cargo xtask
 //! armcount`, issue 4).
 //!
-//! usage: armcount_aes <impl> <bytes> <iters>
+//! usage: `armcount_aes <impl> <bytes> <iters>`
 //!   impl: an aes-ct backend name (`aes_ct::Backend::name`, e.g. `hybrid`):
 //!         RustCrypto `ctr::Ctr32BE<&aes_ct::Aes128>` on that backend;
 //!         `<backend>-ctr` (e.g. `hybrid-ctr`): aes-ct's own
