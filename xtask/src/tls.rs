@@ -11,6 +11,11 @@
 //! run time (one build serves both). This step checks its formatting and
 //! clippy, builds it once (debug: the data is small) into
 //! `<target>/interop-tls` and runs it.
+//!
+//! Not `--locked`: `interop/tls/Cargo.lock` pins rustls and everything
+//! already in it, but a dependency the library crates gain must not fail
+//! this step until someone refreshes that lockfile; cargo resolves the new
+//! entry into it (commit the updated file).
 
 use crate::prereq::Need;
 use crate::util::{cargo, root, run, target_dir};
@@ -50,7 +55,6 @@ pub fn test() -> Result<(), String> {
         "clippy",
         "--manifest-path",
         MANIFEST,
-        "--locked",
         "--all-targets",
         "--",
         "-D",
@@ -59,7 +63,7 @@ pub fn test() -> Result<(), String> {
     with_dir(&mut c);
     run(&mut c)?;
     let mut c = cargo();
-    c.args(["build", "--manifest-path", MANIFEST, "--locked"]);
+    c.args(["build", "--manifest-path", MANIFEST]);
     with_dir(&mut c);
     run(&mut c)?;
     let bin = dir.join("debug").join("tls-interop");

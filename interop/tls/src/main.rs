@@ -1063,6 +1063,13 @@ fn real_main() -> Result<(), String> {
         c.seals, c.opens, c.rejected
     );
     let _ = std::fs::remove_dir_all(&dir);
+    let expected = args.modes.len() * suites.len() * Scenario::ALL.len();
+    if passed + failed.len() != expected {
+        failed.push(format!(
+            "{} connections ran, {expected} expected",
+            passed + failed.len()
+        ));
+    }
     println!("tls-interop: {passed} passed, {} failed", failed.len());
     if failed.is_empty() {
         Ok(())
