@@ -665,21 +665,7 @@ fn run_one(
     let detail = match sc {
         Scenario::Client | Scenario::ClientTamperIn | Scenario::ClientTamperOut => {
             let config = client_config(ctx, s, ours)?;
-            let port = free_port()?;
-            let (pem, key) = ctx.cert(s.cert);
-            let mut cmd = ctx.openssl();
-            cmd.args(["s_server", "-quiet", "-naccept", "1", "-accept"])
-                .arg(format!("127.0.0.1:{port}"))
-                .arg("-cert")
-                .arg(&pem)
-                .arg("-key")
-                .arg(&key)
-                .args(s.openssl_args());
-            let (mut proc, stdin, stdout) = Proc::spawn(
-                cmd,
-                "openssl s_server".into(),
-                ctx.dir.join(format!("{tag}.stderr")),
-            )?;
+            let (mut proc, stdin, stdout, port) = start_s_server(ctx, s, &tag)?;
             let got = Arc::new(AtomicUsize::new(0));
             let reader = collect(stdout, got.clone());
             let server: SocketAddr = ([127, 0, 0, 1], port).into();
@@ -877,6 +863,74 @@ fn run_one(
         }
     };
     Ok(detail)
+}
+
+/// Start `openssl s_server` for suite `s` on a free port of 127.0.0.1 and
+/// wait until it listens. The port is free when chosen but could be taken
+/// before s_server binds it: then it is tried again on another one.
+fn start_s_server(
+    ctx: &Ctx,
+    s: &Suite,
+    tag: &str,
+) -> Result<(Proc, ChildStdin, ChildStdout, u16), String> {
+    let mut last = String::new();
+    for attempt in 0..3 {
+        let port = free_port()?;
+        let (pem, key) = ctx.cert(s.cert);
+        let mut cmd = ctx.openssl();
+        cmd.args(["s_server", "-quiet", "-naccept", "1", "-accept"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("-cert")
+            .arg(&pem)
+            .arg("-key")
+            .arg(&key)
+            .args(s.openssl_args());
+        let (mut proc, stdin, stdout) = Proc::spawn(
+            cmd,
+            "openssl s_server".into(),
+            ctx.dir.join(format!("{tag}-{attempt}.stderr")),
+        )?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if listening(port) {
+                return Ok((proc, stdin, stdout, port));
+            }
+            if let Some(st) = proc.exited() {
+                last = format!(
+                    "s_server exited ({st}) before listening: {}",
+                    proc.stderr().trim()
+                );
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "s_server did not listen on port {port} within 10 s"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    Err(last)
+}
+
+/// Is a socket listening on 127.0.0.1:`port`? From `/proc/net/tcp`, so
+/// that asking does not take s_server's one connection (`-naccept 1`).
+/// Without that file (not Linux) the answer is yes after a pause, and a
+/// refused connection is retried by the connecting side.
+fn listening(port: u16) -> bool {
+    match std::fs::read_to_string("/proc/net/tcp") {
+        Ok(t) => {
+            let want = format!("0100007F:{port:04X}");
+            t.lines().skip(1).any(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.len() > 3 && f[1] == want && f[3] == "0A"
+            })
+        }
+        Err(_) => {
+            std::thread::sleep(Duration::from_millis(300));
+            true
+        }
+    }
 }
 
 fn accept(listener: &TcpListener, proc: &mut Proc) -> Result<TcpStream, String> {
