@@ -54,8 +54,11 @@ use std::time::{Duration, Instant};
 const TRANSFER: usize = 1 << 20;
 /// Records a transfer needs at least (16 KiB of plaintext per record).
 const MIN_RECORDS: u64 = (TRANSFER / (1 << 14)) as u64;
-/// Socket and process timeout.
-const TIMEOUT: Duration = Duration::from_secs(60);
+/// Socket and process timeout (a connection takes well under a second).
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// The whole run's budget: past it the remaining connections are not
+/// started and the run fails, so a hanging peer cannot eat CI's time.
+const BUDGET: Duration = Duration::from_secs(300);
 /// How long an OpenSSL process may take to exit once our side is done.
 const EXIT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -1068,6 +1071,7 @@ fn real_main() -> Result<(), String> {
         suites.iter().map(Suite::ours).collect::<Result<_, _>>()?;
 
     let (mut passed, mut failed) = (0usize, Vec::new());
+    let run_start = Instant::now();
     let mut seed = 1u64;
     for &mode in &args.modes {
         aead::set_mode(mode);
@@ -1076,6 +1080,15 @@ fn real_main() -> Result<(), String> {
         for (s, o) in suites.iter().zip(&ours) {
             for sc in Scenario::ALL {
                 seed += 1;
+                if run_start.elapsed() > BUDGET {
+                    failed.push(format!(
+                        "[{}] {} {}: not run, the run's {BUDGET:?} budget is spent",
+                        mode.name(),
+                        s.name,
+                        sc.what()
+                    ));
+                    continue;
+                }
                 let t = Instant::now();
                 match run_one(&ctx, s, o, sc, seed) {
                     Ok(line) => {
