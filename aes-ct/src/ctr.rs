@@ -54,10 +54,28 @@ use core::fmt;
 /// users do).
 ///
 /// ```
-/// use aes_ct::cipher::{KeyIvInit, StreamCipher};
-/// let mut c = aes_ct::Ctr32BE::<aes_ct::Aes128>::new(&[7; 16].into(), &[9; 16].into());
-/// let mut buf = *b"hello, counter mode";
+/// use aes_ct::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+/// use aes_ct::{Aes128, Ctr32BE};
+///
+/// // NIST SP 800-38A F.5.1 (CTR-AES128.Encrypt), its first two blocks: the
+/// // counter's low 32 bits go from 0xfcfdfeff to 0xfcfdff00.
+/// let key = [
+///     0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c,
+/// ];
+/// let iv: [u8; 16] = core::array::from_fn(|i| 0xf0 + i as u8);
+/// let mut buf = [
+///     0x6b, 0xc1, 0xbe, 0xe2, 0x2e, 0x40, 0x9f, 0x96, 0xe9, 0x3d, 0x7e, 0x11, 0x73, 0x93, 0x17, 0x2a,
+///     0xae, 0x2d, 0x8a, 0x57, 0x1e, 0x03, 0xac, 0x9c, 0x9e, 0xb7, 0x6f, 0xac, 0x45, 0xaf, 0x8e, 0x51,
+/// ];
+/// let mut c = Ctr32BE::<Aes128>::new(&key.into(), &iv.into());
 /// c.apply_keystream(&mut buf);
+/// assert_eq!(buf[..4], [0x87, 0x4d, 0x61, 0x91]);
+/// assert_eq!(buf[16..20], [0x98, 0x06, 0xf6, 0x6b]);
+///
+/// // Seeking back and applying the keystream again restores the plaintext.
+/// c.seek(0u32);
+/// c.apply_keystream(&mut buf);
+/// assert_eq!(buf[..4], [0x6b, 0xc1, 0xbe, 0xe2]);
 /// ```
 pub type Ctr32BE<C> = StreamCipherCoreWrapper<CtrCore<C>>;
 
