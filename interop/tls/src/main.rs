@@ -1129,7 +1129,6 @@ fn real_main() -> Result<(), String> {
         "tls-interop: our AES-GCM sealed {} records, opened {}, rejected {}",
         c.seals, c.opens, c.rejected
     );
-    let _ = std::fs::remove_dir_all(&dir);
     let expected = args.modes.len() * suites.len() * Scenario::ALL.len();
     if passed + failed.len() != expected {
         failed.push(format!(
@@ -1139,8 +1138,13 @@ fn real_main() -> Result<(), String> {
     }
     println!("tls-interop: {passed} passed, {} failed", failed.len());
     if failed.is_empty() {
+        let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     } else {
+        println!(
+            "tls-interop: certificates and OpenSSL's stderr of every connection kept in {}",
+            dir.display()
+        );
         Err(failed.join("\n  "))
     }
 }
