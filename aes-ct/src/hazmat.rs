@@ -7,9 +7,15 @@
 //! * [`uses_aes_instructions`]: whether a backend runs on the CPU's AES
 //!   instructions (AES-NI / VAES / ARMv8), so a caller can tell that
 //!   fusing its own AES-instruction loop keeps the user's backend choice.
+//! * [`round_steps`]: the FIPS-197 round transformations on their own
+//!   (for the `hazmat` modules of the `compat/` facades of RustCrypto
+//!   `aes`), computed by the portable bitsliced code, so constant time on
+//!   every CPU.
 
+use crate::soft::{bitslice, word::Word};
 use crate::{Backend, schedule::Schedule};
 use core::fmt;
+use zeroize::Zeroize;
 
 /// Standard encryption round keys (`rounds() + 1` of them, FIPS-197 byte
 /// order). Wiped on drop.
@@ -80,4 +86,49 @@ pub fn hybrid_policy_edges() -> Option<[usize; crate::hybrid::POLICY_EDGES]> {
     return crate::hybrid::HybridEngine::policy_edges();
     #[allow(unreachable_code)]
     None
+}
+
+/// Which round transformations [`round_steps`] applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundStep {
+    /// SubBytes, ShiftRows, MixColumns: a cipher round without its
+    /// AddRoundKey (what x86 `AESENC` does before the key XOR).
+    Cipher,
+    /// InvShiftRows, InvSubBytes, InvMixColumns: a round of the equivalent
+    /// inverse cipher without its AddRoundKey (`AESDEC` before the XOR).
+    EquivInvCipher,
+    /// MixColumns alone.
+    MixColumns,
+    /// InvMixColumns alone.
+    InvMixColumns,
+}
+
+/// Apply `step` to every block of `blocks`, in place. The blocks go
+/// through the portable bitsliced code four at a time (no table, no branch
+/// or index on the data); its bit planes are wiped afterwards.
+pub fn round_steps(step: RoundStep, blocks: &mut [[u8; 16]]) {
+    type W = u64;
+    for chunk in blocks.chunks_mut(W::LANE_BLOCKS) {
+        let mut q = W::load(|j| chunk.get(j).copied().unwrap_or_default());
+        match step {
+            RoundStep::Cipher => {
+                bitslice::sbox(&mut q);
+                bitslice::rotate_rows(&mut q, 1);
+                bitslice::mix_columns(&mut q);
+            }
+            RoundStep::EquivInvCipher => {
+                bitslice::inv_shift_rows(&mut q);
+                bitslice::inv_sbox(&mut q);
+                bitslice::inv_mix_columns(&mut q);
+            }
+            RoundStep::MixColumns => bitslice::mix_columns(&mut q),
+            RoundStep::InvMixColumns => bitslice::inv_mix_columns(&mut q),
+        }
+        W::store(&q, |j, b| {
+            if let Some(out) = chunk.get_mut(j) {
+                *out = b;
+            }
+        });
+        q.zeroize();
+    }
 }

@@ -67,7 +67,7 @@ const SUITES: &[Suite] = &[
         version: "0.8.4",
         kind: Kind::Upstream,
         generation: "v0.8",
-        features: "zeroize",
+        features: "zeroize,hazmat",
     },
     Suite {
         name: "ghash",
@@ -104,7 +104,7 @@ const SUITES: &[Suite] = &[
         version: "0.9.4",
         kind: Kind::Upstream,
         generation: "v0.9",
-        features: "zeroize",
+        features: "zeroize,hazmat",
     },
     Suite {
         name: "ghash",

@@ -16,16 +16,13 @@
 //! Configuration flags: `--cfg aes_force_soft` (upstream's) makes every key
 //! use aes-ct's portable constant-time backend; `aes_compact` and
 //! `aes_armv8` change nothing (the portable backend has one form, and the
-//! ARMv8 instructions are detected at run time). The `hazmat` feature is
-//! not provided yet.
+//! ARMv8 instructions are detected at run time). With the `hazmat` feature,
+//! upstream's round functions, on aes-ct's portable bitsliced code.
 #![no_std]
 #![warn(missing_docs)]
 
 #[cfg(feature = "hazmat")]
-compile_error!(
-    "the `aes` 0.8 facade has no `hazmat` module yet (upstream's FIPS-197 round functions): \
-     depend on RustCrypto `aes` for it, or leave the feature off (compat/README.md)"
-);
+pub mod hazmat;
 
 mod bridge;
 

@@ -11,16 +11,13 @@
 //! so the first alone is a compile error that names the second
 //! (`--cfg aes_ct_backend="soft"`, which also keeps aes-gcm-ct off its
 //! AES-instruction paths). `aes_backend_soft="compact"` changes nothing
-//! (aes-ct's portable backend has one form). The `hazmat` feature is not
-//! provided yet.
+//! (aes-ct's portable backend has one form). With the `hazmat` feature,
+//! upstream's round functions, on aes-ct's portable bitsliced code.
 #![no_std]
 #![warn(missing_docs)]
 
 #[cfg(feature = "hazmat")]
-compile_error!(
-    "the `aes` 0.9 facade has no `hazmat` module yet (upstream's FIPS-197 round functions): \
-     depend on RustCrypto `aes` for it, or leave the feature off (compat/README.md)"
-);
+pub mod hazmat;
 
 #[cfg(all(aes_backend = "soft", not(aes_ct_backend = "soft")))]
 compile_error!(
