@@ -26,6 +26,7 @@ use std::cell::UnsafeCell;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use tracer::Tracer;
 
 /// The allocator of a run: inside a run every allocation comes from a bump
 /// arena that restarts at the same address for every run, so a workload's
@@ -213,52 +214,68 @@ fn main() -> ExitCode {
 
 /// `--singlestep`: the plugin's window lines from the native traces (no
 /// address trace: `addr` is a constant, `mem` zero).
-struct Tracer {
-    file: std::io::BufWriter<std::fs::File>,
-    path: String,
-    windows: u64,
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod tracer {
+    use std::io::Write;
+
+    pub struct Tracer {
+        file: std::io::BufWriter<std::fs::File>,
+        path: String,
+        windows: u64,
+    }
+
+    impl Tracer {
+        pub fn new(path: &str) -> Result<Self, String> {
+            ct_check::singlestep::install()?;
+            let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
+            Ok(Self {
+                file: std::io::BufWriter::new(file),
+                path: path.into(),
+                windows: 0,
+            })
+        }
+
+        pub fn window(&mut self) -> Result<(), String> {
+            let (n, t) = ct_check::singlestep::last();
+            self.windows += 1;
+            if n != self.windows {
+                return Err(format!(
+                    "{n} windows traced after {} runs: each run must open exactly one",
+                    self.windows
+                ));
+            }
+            let div = t.divat.map(|a| format!(" divat={a:x}")).unwrap_or_default();
+            writeln!(
+                self.file,
+                "window {n} insns={} tbs=0 mem=0 pc={:016x} addr=native div={}{div}",
+                t.insns, t.pc, t.div
+            )
+            .map_err(|e| format!("{}: {e}", self.path))
+        }
+
+        pub fn finish(mut self) -> Result<(), String> {
+            writeln!(self.file, "exit open=0").map_err(|e| format!("{}: {e}", self.path))?;
+            self.file.flush().map_err(|e| format!("{}: {e}", self.path))
+        }
+    }
 }
 
-impl Tracer {
-    fn new(path: &str) -> Result<Self, String> {
-        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-        ct_check::singlestep::install()?;
-        #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-        return Err("--singlestep traces x86_64 Linux only".into());
-        let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
-        Ok(Self {
-            file: std::io::BufWriter::new(file),
-            path: path.into(),
-            windows: 0,
-        })
-    }
+/// No native tracer elsewhere (the driver runs it on x86_64 Linux only).
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+mod tracer {
+    pub enum Tracer {}
 
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    fn window(&mut self) -> Result<(), String> {
-        let (n, t) = ct_check::singlestep::last();
-        self.windows += 1;
-        if n != self.windows {
-            return Err(format!(
-                "{n} windows traced after {} runs: each run must open exactly one",
-                self.windows
-            ));
+    impl Tracer {
+        pub fn new(_: &str) -> Result<Self, String> {
+            Err("--singlestep traces x86_64 Linux only".into())
         }
-        let div = t.divat.map(|a| format!(" divat={a:x}")).unwrap_or_default();
-        writeln!(
-            self.file,
-            "window {n} insns={} tbs=0 mem=0 pc={:016x} addr=native div={}{div}",
-            t.insns, t.pc, t.div
-        )
-        .map_err(|e| format!("{}: {e}", self.path))
-    }
 
-    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-    fn window(&mut self) -> Result<(), String> {
-        unreachable!("Tracer::new refuses other targets")
-    }
+        pub fn window(&mut self) -> Result<(), String> {
+            match *self {}
+        }
 
-    fn finish(mut self) -> Result<(), String> {
-        writeln!(self.file, "exit open=0").map_err(|e| format!("{}: {e}", self.path))?;
-        self.file.flush().map_err(|e| format!("{}: {e}", self.path))
+        pub fn finish(self) -> Result<(), String> {
+            match self {}
+        }
     }
 }
