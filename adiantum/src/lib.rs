@@ -184,24 +184,34 @@ pub struct Hbsh<S: StreamVariant, H: HashVariant> {
 }
 
 impl<S: StreamVariant, H: HashVariant> Clone for Hbsh<S, H> {
+    #[inline(always)]
     fn clone(&self) -> Self {
-        Hbsh {
+        ct_dispatch::wipe::scrubbed::<_, SETUP_SCRUB>(|| Hbsh {
             stream_key: self.stream_key,
             nh: self.nh,
             aes: self.aes.clone(),
             hash: self.hash.clone(),
             _s: PhantomData,
-        }
+        })
     }
 }
+
+/// Bytes of dead stack a constructor or clone zeroes after building the
+/// key (`ct_dispatch::wipe::scrubbed`; the constructors are inlined around
+/// it, so no frame of ours keeps a copy): the deepest frame with a copy of
+/// a subkey, with a margin, in optimised builds. `ct-check/tests/zeroize.rs`
+/// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
+/// small.
+const SETUP_SCRUB: usize = 32 * 1024;
 
 impl<S: StreamVariant, H: HashVariant> KeySizeUser for Hbsh<S, H> {
     type KeySize = U32;
 }
 
 impl<S: StreamVariant, H: HashVariant> KeyInit for Hbsh<S, H> {
+    #[inline(always)]
     fn new(key: &Key<Self>) -> Self {
-        Self::with_nh(key, Backend::detected())
+        ct_dispatch::wipe::scrubbed::<_, SETUP_SCRUB>(|| Self::with_nh(key, Backend::detected()))
     }
 }
 
@@ -209,9 +219,12 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
     /// Make a key that uses `backend`, or fail if this build or CPU cannot
     /// run it. The backend runs NH (Adiantum only) and, where it has its own
     /// ChaCha (armv7 `neon-asm`), XChaCha (Adiantum and HPolyC).
+    #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
-        let nh = Nh::new(backend)?;
-        Ok(Self::from_parts(key, nh))
+        ct_dispatch::wipe::scrubbed::<_, SETUP_SCRUB>(|| {
+            let nh = Nh::new(backend)?;
+            Ok(Self::from_parts(key, nh))
+        })
     }
 
     /// The backend this key uses.

@@ -187,9 +187,19 @@ impl<const NR: usize> core::ops::Deref for KeyBox<NR> {
 
 impl<const NR: usize> Clone for KeyBox<NR> {
     fn clone(&self) -> Self {
-        KeyBox(core::mem::ManuallyDrop::new(Keys::clone(&self.0)))
+        ct_dispatch::wipe::scrubbed::<_, SETUP_SCRUB>(|| {
+            KeyBox(core::mem::ManuallyDrop::new(Keys::clone(&self.0)))
+        })
     }
 }
+
+/// Bytes of dead stack a key constructor or clone zeroes after building
+/// the key (`ct_dispatch::wipe::scrubbed`): the deepest frame with a copy
+/// of the key form, with a margin, in optimised builds of the largest key
+/// (AES-256, bitsliced form). `ct-check/tests/zeroize.rs`
+/// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
+/// small.
+pub(crate) const SETUP_SCRUB: usize = 24 * 1024;
 
 impl<const NR: usize> Drop for KeyBox<NR> {
     fn drop(&mut self) {

@@ -124,12 +124,17 @@ macro_rules! common {
         impl $name {
             /// Make a key that uses `backend`, or fail if this build or CPU
             /// cannot run it.
+            // Inlined: the slot `scrubbed` reads the key out of is then
+            // the caller's, and no frame of ours keeps a copy.
+            #[inline(always)]
             pub fn new_with_backend(
                 key: &Key<Self>,
                 backend: Backend,
             ) -> Result<Self, UnsupportedBackend> {
-                Ok(Self {
-                    keys: KeyBox::new(backend, key)?,
+                ct_dispatch::wipe::scrubbed::<_, { crate::backend::SETUP_SCRUB }>(|| {
+                    Ok(Self {
+                        keys: KeyBox::new(backend, key)?,
+                    })
                 })
             }
 
@@ -144,15 +149,21 @@ macro_rules! common {
         }
 
         impl KeyInit for $name {
-            #[inline]
+            // Inlined, as `new_with_backend`.
+            #[inline(always)]
             fn new(key: &Key<Self>) -> Self {
-                match KeyBox::new(Backend::detected(), key) {
-                    Ok(keys) => Self { keys },
-                    // The detected backend passed its CPU check already; the
-                    // portable one can always be built.
-                    Err(_) => Self::new_with_backend(key, Backend::Soft)
-                        .unwrap_or_else(|_| unreachable!("portable backend is always available")),
-                }
+                ct_dispatch::wipe::scrubbed::<_, { crate::backend::SETUP_SCRUB }>(|| {
+                    match KeyBox::new(Backend::detected(), key) {
+                        Ok(keys) => Self { keys },
+                        // The detected backend passed its CPU check already;
+                        // the portable one can always be built.
+                        Err(_) => KeyBox::new(Backend::Soft, key)
+                            .map(|keys| Self { keys })
+                            .unwrap_or_else(|_| {
+                                unreachable!("portable backend is always available")
+                            }),
+                    }
+                })
             }
         }
 

@@ -262,6 +262,14 @@ impl Backend {
     }
 }
 
+/// Bytes of dead stack an `AesGcm` constructor zeroes after building the
+/// key (`ct_dispatch::wipe::scrubbed`): the deepest frame with a copy of
+/// the key (cipher, GHASH powers, the path's round keys and powers), with
+/// a margin, in optimised builds. `ct-check/tests/zeroize.rs`
+/// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
+/// small.
+pub(crate) const SETUP_SCRUB: usize = 24 * 1024;
+
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's
 /// loads want (`h[i]` = H^(i+1) for `aesni-clmul` and `armv8-pmull`,

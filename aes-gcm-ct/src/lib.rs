@@ -271,7 +271,21 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
     TagSize: crate::TagSize,
 {
+    // The constructors are inlined around `ct_dispatch::wipe::scrubbed`:
+    // the frames that built the key are zeroed, and no frame of ours keeps
+    // a copy of it.
+    #[inline(always)]
     fn new(key: &Key<Self>) -> Self {
+        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::new_auto(key))
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
+    TagSize: crate::TagSize,
+{
+    fn new_auto(key: &Key<Self>) -> Self {
         let auto = |cipher: &Aes, h: &Block| {
             for b in Backend::candidates() {
                 if b == Backend::Generic {
@@ -298,7 +312,18 @@ where
     TagSize: crate::TagSize,
 {
     /// Always the generic path (the round keys of `cipher` are not known).
+    #[inline(always)]
     fn from(cipher: Aes) -> Self {
+        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::from_cipher(cipher))
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    TagSize: crate::TagSize,
+{
+    fn from_cipher(cipher: Aes) -> Self {
         let mut h = Block::default();
         cipher.encrypt_block(&mut h);
         let ghash = GHashKey::new(&h);
@@ -321,7 +346,17 @@ where
     /// The generic path over `cipher` with GHASH backend `ghash_backend`
     /// (for tests and benchmarks), or an error if this CPU or build cannot
     /// run that GHASH backend.
+    #[inline(always)]
     pub fn with_ghash_backend(
+        cipher: Aes,
+        ghash_backend: ghash_ct::Backend,
+    ) -> Result<Self, ghash_ct::UnsupportedBackend> {
+        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
+            Self::build_with_ghash_backend(cipher, ghash_backend)
+        })
+    }
+
+    fn build_with_ghash_backend(
         cipher: Aes,
         ghash_backend: ghash_ct::Backend,
     ) -> Result<Self, ghash_ct::UnsupportedBackend> {
@@ -357,8 +392,11 @@ where
     /// Make a key that uses path `backend`, or fail if this build, this CPU
     /// or the cipher type cannot run it (fused paths need one of our
     /// `aes_ct` types; [`Backend::Generic`] always works).
+    #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
-        Self::assemble(key, |_, h| Self::make_fused(backend, key, h))
+        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
+            Self::assemble(key, |_, h| Self::make_fused(backend, key, h))
+        })
     }
 
     /// The cipher, the path's key form (`path`, given the cipher and

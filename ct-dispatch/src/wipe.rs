@@ -119,6 +119,76 @@ pub unsafe fn wipe_raw(p: *mut u8, len: usize) {
     compiler_fence(Ordering::SeqCst);
 }
 
+/// Run `f` in a frame of its own, then zero `N` bytes of the dead stack
+/// below the caller: the frames `f` used.
+///
+/// For key setup. A key form is built in one frame and returned by value
+/// through every layer above it (`Option`, a key enum's variant, the
+/// `Result` of a constructor), and each layer's temporary keeps a full copy
+/// in a frame that is dead once the constructor returns; no drop runs on
+/// those. Moves are the language's, so the copies are removed where they
+/// end: the public constructor runs its body through this, with `N` the
+/// depth its body reaches (each crate's constant, checked by `ct-check`'s
+/// dead-stack test, which fails when it is too small). What is returned is
+/// the caller's value: it lives in the caller's frame and is wiped by its
+/// own drop.
+///
+/// Cost: `N / 16` volatile stores, in the cache the setup just used.
+///
+/// The value is built into a slot of the caller's frame and read out of
+/// it into the return place, and the slot is then wiped: the constructor's
+/// own frame keeps no copy either.
+#[inline(always)]
+pub fn scrubbed<R, const N: usize>(f: impl FnOnce() -> R) -> R {
+    let mut slot = core::mem::MaybeUninit::<R>::uninit();
+    build_into(&mut slot, f);
+    scrub_stack::<N>();
+    // SAFETY: `build_into` initialised the slot; it is read once, and its
+    // bytes are then overwritten and never read as an `R` again.
+    unsafe {
+        let r = slot.assume_init_read();
+        wipe_bytes(slot.as_mut_ptr());
+        r
+    }
+}
+
+#[inline(never)]
+fn build_into<R>(slot: &mut core::mem::MaybeUninit<R>, f: impl FnOnce() -> R) {
+    slot.write(f());
+}
+
+/// Zero `N` bytes of the stack below the caller's frame (a local array of
+/// this function's own frame, which starts where the caller's ends).
+///
+/// On x86 one `rep stosb`, which the CPU runs in wide stores (tens of
+/// bytes per cycle where ERMSB is implemented; an asm statement, so never
+/// removed); elsewhere [`wipe_raw`]'s 16-byte volatile stores.
+#[inline(never)]
+pub fn scrub_stack<const N: usize>() {
+    let mut area = core::mem::MaybeUninit::<[u8; N]>::uninit();
+    let p: *mut u8 = area.as_mut_ptr().cast();
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    // SAFETY: `rep stosb` stores `N` zero bytes from `p` upwards (the
+    // direction flag is clear at every call boundary, by the ABI): exactly
+    // this frame's array.
+    unsafe {
+        core::arch::asm!(
+            "rep stosb",
+            inout("ecx") N => _,
+            inout("edi") p => _,
+            in("al") 0u8,
+            options(nostack, preserves_flags)
+        );
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    // SAFETY: the array is this frame's own, `N` bytes, writable.
+    unsafe {
+        wipe_raw(p, N)
+    };
+    compiler_fence(Ordering::SeqCst);
+    core::hint::black_box(&mut area);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

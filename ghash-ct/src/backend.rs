@@ -108,9 +108,18 @@ impl core::ops::Deref for KeyBox {
 
 impl Clone for KeyBox {
     fn clone(&self) -> Self {
-        KeyBox(core::mem::ManuallyDrop::new(Keys::clone(&self.0)))
+        ct_dispatch::wipe::scrubbed::<_, SETUP_SCRUB>(|| {
+            KeyBox(core::mem::ManuallyDrop::new(Keys::clone(&self.0)))
+        })
     }
 }
+
+/// Bytes of dead stack a key constructor or clone zeroes after building
+/// the key (`ct_dispatch::wipe::scrubbed`): the deepest frame with a copy
+/// of the key form, with a margin, in optimised builds.
+/// `ct-check/tests/zeroize.rs` (`key_setup_and_use_leave_no_key_on_dead_stack`)
+/// fails when it is too small.
+pub(crate) const SETUP_SCRUB: usize = 16 * 1024;
 
 impl Drop for KeyBox {
     fn drop(&mut self) {

@@ -85,6 +85,14 @@ pub type Key = Array<u8, U16>;
 /// A 16-byte hash output.
 pub type Tag = Array<u8, U16>;
 
+/// `mulX_POLYVAL` (RFC 8452 appendix A) of a POLYVAL-order block: the
+/// field element times x, in constant time. For the `polyval` 0.6 facade
+/// in `compat/`, whose upstream API has it as `polyval::mulx`.
+#[doc(hidden)]
+pub fn mulx_polyval(block: &[u8; 16]) -> [u8; 16] {
+    field::mulx(u128::from_le_bytes(*block)).to_le_bytes()
+}
+
 /// The `UhfBackend` handed to `update_with_backend` closures: absorbs
 /// blocks straight into the accumulator with the key's backend.
 struct Uhf<'a, const GHASH: bool> {
@@ -144,19 +152,32 @@ macro_rules! family {
 
         impl $key {
             /// Make a key that uses the detected backend.
+            // The public constructors are inlined around
+            // `ct_dispatch::wipe::scrubbed`: the frames that built the key
+            // are zeroed, and no frame of ours keeps a copy.
+            #[inline(always)]
             pub fn new($h: &Key) -> Self {
-                match Self::new_with_backend($h, Backend::detected()) {
-                    Ok(k) => k,
-                    // The detected backend passed its CPU check already; the
-                    // portable one can always be built.
-                    Err(_) => Self::new_with_backend($h, Backend::PORTABLE)
-                        .unwrap_or_else(|_| unreachable!("portable backend is always available")),
-                }
+                ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::build_detected($h))
             }
 
             /// Make a key that uses `backend`, or fail if this build or CPU
             /// cannot run it.
+            #[inline(always)]
             pub fn new_with_backend($h: &Key, backend: Backend) -> Result<Self, UnsupportedBackend> {
+                ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::build($h, backend))
+            }
+
+            fn build_detected($h: &Key) -> Self {
+                match Self::build($h, Backend::detected()) {
+                    Ok(k) => k,
+                    // The detected backend passed its CPU check already; the
+                    // portable one can always be built.
+                    Err(_) => Self::build($h, Backend::PORTABLE)
+                        .unwrap_or_else(|_| unreachable!("portable backend is always available")),
+                }
+            }
+
+            fn build($h: &Key, backend: Backend) -> Result<Self, UnsupportedBackend> {
                 let mut hv: u128 = $conv;
                 let keys = KeyBox::new(backend, hv);
                 hv.zeroize();
@@ -198,6 +219,7 @@ macro_rules! family {
         }
 
         impl KeyInit for $key {
+            #[inline(always)]
             fn new($h: &Key) -> Self {
                 Self::new($h)
             }
@@ -272,8 +294,11 @@ macro_rules! family {
         impl $hash {
             /// Make a hasher that uses `backend`, or fail if this build or
             /// CPU cannot run it.
+            #[inline(always)]
             pub fn new_with_backend($h: &Key, backend: Backend) -> Result<Self, UnsupportedBackend> {
-                Ok(Self { key: $key::new_with_backend($h, backend)?, state: $state::new() })
+                ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
+                    Ok(Self { key: $key::build($h, backend)?, state: $state::new() })
+                })
             }
 
             /// The backend this hasher uses.
@@ -291,8 +316,11 @@ macro_rules! family {
             /// of `ghash` 0.5 / `polyval` 0.6 takes it) instead of zero.
             /// For the compat facades of those crates.
             #[doc(hidden)]
+            #[inline(always)]
             pub fn new_with_init_block($h: &Key, init_block: u128) -> Self {
-                Self { key: $key::new($h), state: $state { acc: init_block } }
+                ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
+                    Self { key: $key::build_detected($h), state: $state { acc: init_block } }
+                })
             }
         }
 
@@ -301,9 +329,11 @@ macro_rules! family {
         }
 
         impl KeyInit for $hash {
-            #[inline]
+            #[inline(always)]
             fn new($h: &Key) -> Self {
-                Self { key: $key::new($h), state: $state::new() }
+                ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
+                    Self { key: $key::build_detected($h), state: $state::new() }
+                })
             }
         }
 

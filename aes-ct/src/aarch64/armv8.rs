@@ -12,8 +12,8 @@
 //! Cost: 2 instructions per round and block, plus loads/stores.
 //!
 //! Key form: the encryption and decryption round keys as bytes, loaded into
-//! NEON registers once per `encrypt_with_backend` call (that copy is wiped
-//! when the call returns).
+//! NEON registers once per `encrypt_with_backend` call; what the compiler
+//! spills of them is zeroed when the call returns.
 //!
 //! CTR32 (`crate::Ctr32BE`): a fused loop, counter blocks built in NEON
 //! registers (one lane insert per block), 8 blocks interleaved, the
@@ -190,18 +190,40 @@ unsafe fn ctr_group<const NR: usize, const N: usize>(
 }
 
 /// The round keys, handed to the closure. They are read from the key
-/// itself (no copy to wipe); inside one call the compiler keeps them in
-/// registers across blocks.
+/// itself; inside one call the compiler keeps them in registers across
+/// blocks, and spills them to the closure's frames where the closure's own
+/// code needs the registers (most of an AES-128 key was found there by
+/// `ct-check`'s dead-stack test): those frames are zeroed after the call.
 struct Rk<'a, const NR: usize>(&'a [[u8; 16]; 15]);
+
+/// Bytes of dead stack zeroed after a call: the spills of the closure's
+/// frames, with a margin.
+const CALL_SCRUB: usize = 1024;
 
 #[target_feature(enable = "aes")]
 fn with_enc<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherEncClosure<BlockSize = U16>) {
-    f.call(&Rk::<NR>(k));
+    call_enc(&Rk::<NR>(k), f);
+    ct_dispatch::wipe::scrub_stack::<CALL_SCRUB>();
 }
 
 #[target_feature(enable = "aes")]
 fn with_dec<const NR: usize>(k: &[[u8; 16]; 15], f: impl BlockCipherDecClosure<BlockSize = U16>) {
-    f.call(&Rk::<NR>(k));
+    call_dec(&Rk::<NR>(k), f);
+    ct_dispatch::wipe::scrub_stack::<CALL_SCRUB>();
+}
+
+// The closure runs in a frame of its own, below the one the scrub starts
+// from.
+#[target_feature(enable = "aes")]
+#[inline(never)]
+fn call_enc<const NR: usize>(rk: &Rk<'_, NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+    f.call(rk);
+}
+
+#[target_feature(enable = "aes")]
+#[inline(never)]
+fn call_dec<const NR: usize>(rk: &Rk<'_, NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+    f.call(rk);
 }
 
 impl<const NR: usize> BlockSizeUser for Rk<'_, NR> {
