@@ -194,10 +194,12 @@ fn dec256<const NR: usize>(
 #[inline]
 fn par512<const NR: usize, const DEC: bool>(
     n: &aesni::Rk<NR>,
-    mut blocks: InOut<'_, '_, ParBlocks<Rk512<NR>>>,
+    blocks: InOut<'_, '_, ParBlocks<Rk512<NR>>>,
 ) {
     let rk: [__m512i; 15] = core::array::from_fn(|i| _mm512_broadcast_i32x4(n.get(i)));
-    let inp = blocks.get_in().as_ptr().cast::<__m512i>();
+    // Both pointers from one `into_raw`: `inp` may equal `out` (in place).
+    let (inp, out) = blocks.into_raw();
+    let (inp, out) = (inp.cast::<__m512i>(), out.cast::<__m512i>());
     // SAFETY: 64 blocks = 16 x 64 readable bytes; unaligned loads.
     let mut b: [__m512i; 16] = core::array::from_fn(|i| unsafe { _mm512_loadu_si512(inp.add(i)) });
     for x in b.iter_mut() {
@@ -219,7 +221,6 @@ fn par512<const NR: usize, const DEC: bool>(
             _mm512_aesenclast_epi128(*x, rk[NR])
         };
     }
-    let out = blocks.get_out().as_mut_ptr().cast::<__m512i>();
     for (i, x) in b.iter().enumerate() {
         // SAFETY: 16 x 64 writable bytes; unaligned stores.
         unsafe { _mm512_storeu_si512(out.add(i), *x) };
@@ -231,11 +232,14 @@ fn par512<const NR: usize, const DEC: bool>(
 #[inline]
 fn par256x16<const NR: usize, const DEC: bool>(
     n: &aesni::Rk<NR>,
-    mut blocks: InOutBuf<'_, '_, crate::Block>,
+    blocks: InOutBuf<'_, '_, crate::Block>,
 ) {
-    debug_assert_eq!(blocks.len(), 16);
+    // The loads and stores below cover exactly 16 blocks.
+    assert_eq!(blocks.len(), 16);
     let rk: [__m256i; 15] = core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.get(i)));
-    let inp = blocks.get_in().as_ptr().cast::<__m256i>();
+    // Both pointers from one `into_raw`: `inp` may equal `out` (in place).
+    let (inp, out) = blocks.into_raw();
+    let (inp, out) = (inp.cast::<__m256i>(), out.cast::<__m256i>());
     // SAFETY: 16 blocks = 8 x 32 readable bytes; unaligned loads.
     let mut b: [__m256i; 8] = core::array::from_fn(|i| unsafe { _mm256_loadu_si256(inp.add(i)) });
     for x in b.iter_mut() {
@@ -257,7 +261,6 @@ fn par256x16<const NR: usize, const DEC: bool>(
             _mm256_aesenclast_epi128(*x, rk[NR])
         };
     }
-    let out = blocks.get_out().as_mut_ptr().cast::<__m256i>();
     for (i, x) in b.iter().enumerate() {
         // SAFETY: 8 x 32 writable bytes; unaligned stores.
         unsafe { _mm256_storeu_si256(out.add(i), *x) };
