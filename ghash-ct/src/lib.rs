@@ -311,10 +311,10 @@ macro_rules! family {
                 &self.key
             }
 
-            /// A hasher whose accumulator starts at `init_block` (the
-            /// POLYVAL-form value, as RustCrypto's `new_with_init_block`
-            /// of `ghash` 0.5 / `polyval` 0.6 takes it) instead of zero.
-            /// For the compat facades of those crates.
+            /// A hasher whose accumulator starts at `init_block` (POLYVAL
+            /// form: the state block's bytes read little-endian) instead of
+            /// zero. For the compat facades of `ghash` 0.5 / `polyval` 0.6,
+            /// which convert their `new_with_init_block` argument to it.
             #[doc(hidden)]
             #[inline(always)]
             pub fn new_with_init_block($h: &Key, init_block: u128) -> Self {

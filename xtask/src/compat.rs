@@ -14,6 +14,9 @@
 //! * **a dependent's own tests** (`ctr`, `cbc`, a third-party crate): the
 //!   published crate copied as it is.
 //!
+//! A facade's own unit tests (in its `src/`) ride along with upstream's
+//! tests of it, since the scratch copy's library is the facade's source.
+//!
 //! Each generation's suites are the members of one scratch workspace
 //! (`<target>/compat/v0.8/`, ...) whose root adds only the
 //! `[patch.crates-io]` section naming that generation's facades (the facade
@@ -57,7 +60,7 @@ struct Suite {
 
 /// The facades of each generation (folder names = crate names).
 const GENERATIONS: &[(&str, &[&str])] = &[
-    ("v0.8", &["aes", "ghash", "aes-gcm"]),
+    ("v0.8", &["aes", "ghash", "polyval", "aes-gcm"]),
     ("v0.9", &["aes", "ghash", "aes-gcm"]),
 ];
 
@@ -72,6 +75,13 @@ const SUITES: &[Suite] = &[
     Suite {
         name: "ghash",
         version: "0.5.1",
+        kind: Kind::Upstream,
+        generation: "v0.8",
+        features: "std,zeroize",
+    },
+    Suite {
+        name: "polyval",
+        version: "0.6.2",
         kind: Kind::Upstream,
         generation: "v0.8",
         features: "std,zeroize",
@@ -133,6 +143,15 @@ const SUITES: &[Suite] = &[
         version: "0.2.1",
         kind: Kind::Dependent,
         generation: "v0.9",
+        features: "",
+    },
+    // RustCrypto's AES-GCM-SIV (cipher 0.4, aead 0.5): a dependent of both
+    // `aes` 0.8 and `polyval` 0.6.
+    Suite {
+        name: "aes-gcm-siv",
+        version: "0.11.1",
+        kind: Kind::Dependent,
+        generation: "v0.8",
         features: "",
     },
     // A third-party user of `aes-gcm` 0.10 (`Aes256Gcm` for its

@@ -80,7 +80,12 @@ impl GHash {
     /// Initialize GHASH with the given `H` field element and initial block
     #[inline]
     pub fn new_with_init_block(h: &Key, init_block: u128) -> Self {
-        Self(ghash_ct::GHash::new_with_init_block(key06(h), init_block))
+        // Upstream's backends disagree on the argument's byte order (its
+        // CLMUL and PMULL ones load `init_block.to_be_bytes()` as the state
+        // block, its soft ones other orders); this follows the hardware
+        // ones, what most callers get.
+        let state = u128::from_le_bytes(init_block.to_be_bytes());
+        Self(ghash_ct::GHash::new_with_init_block(key06(h), state))
     }
 
     /// The ghash-ct hasher this one forwards to (its backend, and the
@@ -193,3 +198,29 @@ impl fmt::Debug for GHash {
 /// The ghash-ct hasher inside wipes its key powers and state on drop.
 #[cfg(feature = "zeroize")]
 impl zeroize::ZeroizeOnDrop for GHash {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Upstream's meaning of the initial block on its CLMUL / PMULL
+    /// backends: the starting state, so with no input it is the output, and
+    /// absorbing X from it equals absorbing `state XOR X` from zero.
+    #[test]
+    fn init_block_is_the_starting_state() {
+        let h = Key::from([7u8; 16]);
+        let init = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        let state = init.to_le_bytes();
+        assert_eq!(
+            GHash::new_with_init_block(&h, init).finalize(),
+            Block::from(state)
+        );
+        let x = [0x5au8; 16];
+        let mut a = GHash::new_with_init_block(&h, init);
+        a.update(&[x.into()]);
+        let mut b = GHash::new(&h);
+        let mixed: [u8; 16] = core::array::from_fn(|i| x[i] ^ state[i]);
+        b.update(&[mixed.into()]);
+        assert_eq!(a.finalize(), b.finalize());
+    }
+}
