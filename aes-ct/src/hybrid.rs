@@ -12,8 +12,8 @@
 //!   and its key form must be made from the long-term key first.
 //!
 //! The hybrid keeps the key in the vpaes form (small, cheap to make) and
-//! picks per call (see `../shared/design.md`, section 2, for BoringSSL's
-//! original ARM measurements):
+//! picks per call (the split follows BoringSSL's ARM AES, which pairs
+//! vpaes for short inputs with bsaes for long ones):
 //!
 //! 1. Single blocks ([`BlockCipherEncBackend::encrypt_block`], which is also
 //!    how RustCrypto `ctr` 0.10 feeds the leftover blocks of a message) go
@@ -190,34 +190,15 @@ pub(crate) struct Policy {
     pub(crate) tail_bsaes_fresh: usize,
 }
 
-/// x86/x86_64, by bsaes register width (the batch is always 32 blocks;
-/// tails run in passes of the width). Measured on AMD Zen 4 (KVM guest,
-/// shared host; minimum of 200 timings), AES-128, hybrid vs vpaes-only vs
-/// bsaes-only through `encrypt_blocks` (aes-ct/PERFORMANCE-x86.md has the
-/// commands and tables):
-///
-/// * AVX-512 (32-block pass, 270 ns; key conversion 140 ns; vpaes-2x
-///   31 ns/block, 1 block 50 ns): a padded pass beats vpaes from 9 tail
-///   blocks when the key is converted already (8 blocks vpaes 237 ns,
-///   9 blocks 281 ns), conversion + pass from 14 (13 blocks 408 ns,
-///   14 blocks 423 ns vs 415 ns); a first 32-block batch via vpaes costs
-///   980 ns against 410 ns converted, so never.
-/// * AVX2 (16-block pass, 235 ns): converted from 8 (vpaes 256 ns), fresh
-///   from 12 (conversion + pass 385-400 ns vs vpaes 402 ns); never vpaes
-///   for a batch (980 ns vs 620 ns).
-/// * Re-measured 2026-11-30 on an Intel Xeon (AVX-512) after vpaes pairs
-///   moved into one 256-bit register where AVX2 exists (28 ns per block
-///   instead of 31), `encrypt_blocks` of n < 32 blocks, hybrid (fresh
-///   conversion + pass + scrub) / vpaes: AVX-512 width 14: 473/360,
-///   16: 455/413, 19: 512/503, 20: 505/513, 22: 502/572 -> fresh from 20
-///   (was 14); AVX2 width 12: 488/309, 16: 469/418, 24: 658/634,
-///   28: 644/730 -> fresh from 26 (was 12); SSSE3 unchanged (never).
-///   The converted thresholds still hold (8 blocks: vpaes 208-213 ns, a
-///   128-bit pass ~210 ns).
-/// * SSSE3 (8-block pass, 210 ns): converted from 7 (vpaes 228 ns); a
-///   fresh conversion never pays inside one tail (16 blocks: 580 ns vs
-///   523 ns); a whole first batch breaks even (990 ns vs 980 ns) and the
-///   converted key pays for every later batch, so convert at once.
+/// x86/x86_64, by bsaes register width (SSSE3, AVX2, AVX-512; the batch
+/// is always 32 blocks, tails run in passes of the width). Each threshold
+/// is the smallest tail for which a padded bsaes pass is faster than vpaes
+/// through `encrypt_blocks`: with the bitsliced key already converted in
+/// this call (a pass against that many vpaes blocks), and with the
+/// conversion still to pay (conversion, pass and stack scrub against
+/// vpaes). A first full batch always goes bitsliced: converting and
+/// running it beats 32 vpaes blocks at every width. The measurements
+/// behind the numbers, with the commands, are in aes-ct/PERFORMANCE-x86.md.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) const X86_POLICY: [Policy; 3] = [
     Policy {
@@ -237,9 +218,10 @@ pub(crate) const X86_POLICY: [Policy; 3] = [
     },
 ];
 
-/// ARM (NEON vpaes + NEON bsaes). BoringSSL's armv7 figures (one bsaes
-/// batch = ~5.8 vpaes blocks; final batches below 6 blocks rounded down)
-/// as the starting point; to be re-measured by the ARM backends.
+/// ARM (NEON vpaes + NEON bsaes): the same rule as [`X86_POLICY`], one
+/// width. The thresholds follow BoringSSL's armv7 ratio (one bsaes batch
+/// costs about 5.8 vpaes blocks); aes-ct/PERFORMANCE-arm.md has the
+/// instruction counts they are checked against.
 pub(crate) const POLICY: Policy = Policy {
     vpaes_batches: 0,
     tail_bsaes_converted: 6,

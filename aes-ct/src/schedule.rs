@@ -10,9 +10,9 @@
 //! branch-free byte arithmetic. Where the CPU has AES instructions (and the
 //! crate its hardware backend), both are one instruction instead
 //! (`aeskeygenassist` / `aesimc` on x86, `aese` / `aesimc` on aarch64;
-//! constant time as those instructions are): [`Hw`]. Cost on an x86_64 Xeon
-//! per AES-128 schedule with decryption keys: ~6,500 instructions in
-//! software (10 SubWords at ~440, 9 InvMixColumns at ~230), a few hundred
+//! constant time as those instructions are): [`Hw`]. Cost per AES-128
+//! schedule with decryption keys: about 6,500 instructions in software
+//! (10 SubWords at about 440, 9 InvMixColumns at about 230), a few hundred
 //! with AES-NI.
 
 use crate::soft::bitslice;

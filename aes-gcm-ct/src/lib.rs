@@ -401,8 +401,8 @@ where
 
     /// The cipher, the path's key form (`path`, given the cipher and
     /// H = E_K(0)) and the GHASH key made first, the (large) value once at
-    /// the end: building it and then setting the path moved several KiB
-    /// more per key (1.7 of 2.4 us of key setup on a Xeon were `memcpy`).
+    /// the end: building it and then setting the path would move the whole
+    /// key, several KiB, once more.
     fn assemble(
         key: &Key<Self>,
         path: impl FnOnce(&Aes, &Block) -> Result<Fused, UnsupportedBackend>,

@@ -1,4 +1,4 @@
-//! Constant-time checks for the workspace's crates (issue 8).
+//! Constant-time checks for the workspace's crates.
 //!
 //! * `ct-check` (binary, run under valgrind by `cargo xtask ct`): the
 //!   "ctgrind" method. Each [`Case`] runs one operation with its secret

@@ -1,5 +1,5 @@
 //! Bad inputs that the crates' own `tests/bad_input.rs` do not try yet
-//! (issue 8, the bad-input table in README.md): each gives an error
+//! (the bad-input table in README.md): each gives an error
 //! (or a documented harmless result), never a panic, and leaves buffers
 //! alone.
 

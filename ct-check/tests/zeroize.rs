@@ -1,4 +1,4 @@
-//! Key material is wiped on drop (issue 8, item 7).
+//! Key material is wiped on drop, and key setup leaves no copy behind.
 //!
 //! Method: the value is constructed into a zero-filled `MaybeUninit` slot
 //! that this test owns, its bytes are counted, it is dropped in place with

@@ -1,7 +1,7 @@
 //! `cargo xtask armcount`: ARM instructions per byte of AES-128-CTR
 //! (`ctr::Ctr32BE`) for every aes-ct backend next to RustCrypto `aes`, and
 //! through aes-ct's own `Ctr32BE` (impls named `<backend>-ctr`), counted
-//! under qemu with `../shared/tools/armcount` (issue 4).
+//! under qemu with the armcount TCG plugin (`$ARMCOUNT`, see below).
 //!
 //! Self-contained (std only). Builds `benches/src/bin/armcount_aes.rs` for
 //! each ARM target in release mode, then for every configuration, backend

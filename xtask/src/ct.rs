@@ -1,4 +1,4 @@
-//! `cargo xtask ct`: constant-time checks (issue 8).
+//! `cargo xtask ct`: constant-time checks.
 //!
 //! Without options, the "ctgrind" check: builds the `ct-check` harness
 //! (release, with line tables, into `<target>/ct`) and runs it under

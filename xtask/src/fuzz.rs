@@ -1,5 +1,5 @@
 //! `cargo xtask fuzz`: short cargo-fuzz (libFuzzer) runs of every target
-//! in `fuzz/` (its own workspace; issue 8).
+//! in `fuzz/` (its own workspace).
 //!
 //! Each target runs for `--seconds N` (default 60) on nightly, with
 //! AddressSanitizer (cargo-fuzz's default) and release optimisations. The

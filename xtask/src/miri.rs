@@ -1,4 +1,4 @@
-//! `cargo xtask miri` and `cargo xtask asan` (issue 8), both on nightly.
+//! `cargo xtask miri` and `cargo xtask asan`, both on nightly.
 //!
 //! `miri`: Miri (undefined behaviour: out-of-bounds, uninitialised reads,
 //! aliasing under Stacked Borrows, invalid values) over the portable

@@ -1,4 +1,4 @@
-//! no_std builds (issue 8): the library crates must build for bare-metal
+//! no_std builds: the library crates must build for bare-metal
 //! targets. Part of `cargo xtask test` (one step per target); nothing runs,
 //! it proves the crates need no `std` and no OS. Each target is built
 //! twice: portable backends only (`--no-default-features`), and with the

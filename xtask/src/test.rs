@@ -347,7 +347,7 @@ fn steps() -> Vec<Step> {
         s.push(x);
     }
 
-    // no_std builds (issue 8): one step per bare-metal target.
+    // no_std builds: one step per bare-metal target.
     for t in crate::nostd::TARGETS {
         s.push(step(
             &format!("no_std build, {t}"),

@@ -3,7 +3,7 @@
 //! Technique: for each pass p, `T = M + K_p` (`add .4s`), then one
 //! `umlal`/`umlal2` multiplies (t0, t1) by (t2, t3) into that pass's two
 //! 64-bit lanes. Intrinsics, not assembly: on aarch64 LLVM compiles NEON
-//! intrinsics well (NetBSD's finding, design notes section 2). Source:
+//! intrinsics well (NetBSD's experience with its Adiantum code). Source:
 //! Crowley & Biggers, IACR ToSC 2018(4), section 6.3, which picks the stride
 //! s = 2 so that this pairing needs no transposition.
 //! Cost: per unit 1 + 4 loads, 4 adds, 4 multiply-accumulates (+ lane moves).

@@ -9,7 +9,7 @@
 //! chose s = 2 for ARM32 NEON). The main loop takes 4 units and loads the 7
 //! key vectors they share once. Assembly, not intrinsics: NEON intrinsics
 //! are unstable on 32-bit ARM, and compilers spill 128-bit NEON code there
-//! (design notes, section 2, NetBSD). NEON is detected at run time from
+//! (NetBSD's experience with its Adiantum code). NEON is detected at run time from
 //! `getauxval(AT_HWCAP)` bit 12 (`HWCAP_NEON`), so the code is built with
 //! `.fpu neon` inside a `global_asm!` function and entered only with a token.
 //! Cost: per 4 units (64 bytes) 4 key loads, 2 message loads, 16 `vadd`,

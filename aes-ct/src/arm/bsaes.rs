@@ -8,7 +8,8 @@
 //! `soft/bitslice.rs`: the kernels in `bsaes_asm.rs` are generated from it
 //! by `gen_bsaes.py` (register allocation with 16 q registers, spills to
 //! an aligned stack frame), since 32-bit ARM has no stable NEON intrinsics
-//! and compilers spill 128-bit NEON code there (design notes, section 2).
+//! and compilers spill 128-bit NEON code there (NetBSD's experience with
+//! its ARM AES and Adiantum code).
 //!
 //! Constant time: bitwise operations and fixed permutations only; no
 //! branches or memory indices depending on data or key.

@@ -37,10 +37,9 @@
 //! and about 13 other SSE ops (encryption); the 2-block path interleaves
 //! two independent dependency chains, or with AVX2 runs both blocks as the
 //! two lanes of one 256-bit register (`vpshufb` looks up per lane; tables
-//! and round keys broadcast): one chain. Measured on Zen 4: 50 ns for one
-//! AES-128 block, 63 ns for two; on a Xeon with AVX-512: one block 50 ns,
-//! two 68 ns as two chains, 56 ns in one 256-bit register. The code is
-//! written once over the register type ([`Lane`]).
+//! and round keys broadcast): one chain, so two blocks cost little more
+//! than one (aes-ct/PERFORMANCE-x86.md). The code is written once over the
+//! register type ([`Lane`]).
 //!
 //! Key form: both directions' round keys converted into the state bases
 //! (from the constant-time standard schedule), wiped on drop.
@@ -562,9 +561,7 @@ unsafe fn enc_n<L: Lane, const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x
                 let s = outp(&t.sb1, io, jo);
                 let s2 = outp(&t.sb2, io, jo);
                 // 3 s = 2 s ^ s: one XOR, not a third lookup pair (the
-                // shuffle port is the limit even for one block: with the
-                // lookup pair, one block measured ~5% slower on a Xeon with
-                // AVX-512).
+                // shuffle port is the limit even for one block).
                 let s3 = s2.xor(s);
                 // ShiftRows, then MixColumns 2 a_r + 3 a_{r+1} + a_{r+2} +
                 // a_{r+3} as four independent shuffles (short dependency
@@ -636,8 +633,7 @@ fn dec_x<const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [__m128i;
 
 /// Two blocks in one 256-bit register through [`enc_n`] (`dec`: through
 /// [`dec_n`]): one dependency chain for both, where the 2x SSSE3 form
-/// runs two (measured on a Xeon with AVX-512: AES-128, two blocks 68 ns
-/// with two 128-bit chains, ~51 ns for one block).
+/// runs two.
 #[target_feature(enable = "avx2")]
 fn crypt_y<const NR: usize>(rk: &[[u8; 16]; 15], b: &[Block; 2], out: &mut [Block; 2], dec: bool) {
     // SAFETY: AVX2 is enabled here; `b` and `out` are 32 bytes each

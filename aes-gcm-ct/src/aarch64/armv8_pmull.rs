@@ -1,8 +1,8 @@
 //! AES-GCM with the ARMv8 Cryptography Extensions: `aese`/`aesmc` CTR and
 //! 64-bit `pmull` GHASH, interleaved (aarch64).
 //!
-//! Technique: the Linux arm64 GHASH/GCM approach (../shared/design.md,
-//! section 2: counter blocks in groups with their AES rounds interleaved
+//! Technique: the Linux arm64 GHASH/GCM approach (arch/arm64/crypto,
+//! `ghash-ce-core.S`: counter blocks in groups with their AES rounds interleaved
 //! with the GHASH multiplies, key powers precomputed, one reduction per
 //! group), here with groups of 8 blocks, and GHASH through POLYVAL
 //! (RFC 8452 appendix A: byte-reversed blocks, H' = mulX_POLYVAL(rev(H)),

@@ -817,12 +817,10 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         let mut cl = ctr_le::<V>(j0v, ctr0);
         // The multiplies (and the reduction's inputs) go right after AES
-        // round 1, vector 0 (which takes `acc`) last. Early in program order
+        // round 1, vector 0 (which takes `acc`) last: early in program order
         // they reach the scheduler while the AES rounds still wait on each
-        // other; spread over the rounds (vector k after round 1 + (N-1-k)(NR-2)/N,
-        // as before) AES-256 seal took ~74 `vaesenc`-slots per 16 blocks
-        // instead of ~66 on a Xeon with AVX-512 (AES-128 unchanged at ~57;
-        // without the GHASH work 42).
+        // other. Spread over the rounds instead, they cost AES-256 seal
+        // about an eighth more time per batch (aes-gcm-ct/README.md).
         let mul_round = 1;
 
         let mut off = 0usize;

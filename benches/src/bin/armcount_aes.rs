@@ -1,5 +1,5 @@
 //! AES-128-CTR loop for instruction counting under qemu (`cargo xtask
-//! armcount`, issue 4).
+//! armcount`).
 //!
 //! usage: `armcount_aes <impl> <bytes> <iters>`
 //!   impl: an aes-ct backend name (`aes_ct::Backend::name`, e.g. `hybrid`):

@@ -2,8 +2,8 @@
 //! reduction.
 //!
 //! Technique: as `x86/pclmul.rs` (Gueron and Kounavis 2010), with the
-//! aarch64 form from the Linux arm64 `ghash-ce-core.S` notes summarised in
-//! shared/design.md: Karatsuba with the key's middle terms precomputed
+//! aarch64 form of the Linux arm64 `ghash-ce-core.S` (arch/arm64/crypto):
+//! Karatsuba with the key's middle terms precomputed
 //! (`H.lo ^ H.hi`), products of a run of blocks with `H^n..H^1` summed
 //! unreduced, one Montgomery reduction (two PMULL by 0xC2..) per run. Blocks
 //! per reduction: `WAYS` (8; measured against 2 and 4 with armcount, see

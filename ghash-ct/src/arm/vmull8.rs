@@ -1,6 +1,6 @@
 //! ARMv7 NEON GHASH/POLYVAL with `vmull.p8`, in assembly (`global_asm!`,
-//! stable Rust; NEON intrinsics are unstable on 32-bit ARM and compile
-//! badly there, see shared/design.md).
+//! stable Rust; NEON intrinsics are unstable on 32-bit ARM, and compilers
+//! spill 128-bit NEON code there).
 //!
 //! Technique: Camara, Gouvea, Lopez, Dahab, "Fast Software Polynomial
 //! Multiplication on ARM Processors Using the NEON Engine" (CD-ARES 2013),
