@@ -640,5 +640,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
     for r in &report {
         println!("  {r}");
     }
+    // In CI the later (cross) steps need the disk more than a warm cache.
+    if crate::util::in_ci() {
+        let _ = fs::remove_dir_all(&target);
+    }
     Ok(())
 }
