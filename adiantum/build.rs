@@ -1,6 +1,6 @@
-//! Declares the `--cfg adiantum_ct_backend="..."` names this crate accepts.
+//! Declares `--cfg adiantum_ct_backend="NAME"` with the names of this crate's backend
+//! table (`src/backend.rs`, read by `ct_dispatch::build`), and makes a
+//! name that is not in it a compile error.
 fn main() {
-    println!(
-        "cargo::rustc-check-cfg=cfg(adiantum_ct_backend, values(none(), \"soft\", \"sse2\", \"avx2\", \"neon\", \"neon-asm\"))"
-    );
+    ct_dispatch::build::backend_cfg("adiantum_ct_backend");
 }

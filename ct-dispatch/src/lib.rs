@@ -24,6 +24,9 @@ pub mod x86;
 
 pub mod wipe;
 
+#[cfg(feature = "build")]
+pub mod build;
+
 /// Generate `Backend` and `UnsupportedBackend` from a dispatch table.
 ///
 /// ```ignore
