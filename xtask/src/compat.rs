@@ -166,6 +166,22 @@ const SUITES: &[Suite] = &[
     },
 ];
 
+/// Run only with `cargo xtask compat --extended` (not in `cargo xtask
+/// test`): `age`'s suite builds criterion, tokio and pprof among ~250
+/// crates, minutes beyond this step's budget.
+const EXTENDED: &[Suite] = &[
+    // A third-party user of `aes` 0.8 (through `ctr` 0.9 and `cbc` 0.1) and
+    // `aes-gcm` 0.10 for encrypted SSH keys (feature `ssh`); its test
+    // vectors include such keys.
+    Suite {
+        name: "age",
+        version: "0.11.5",
+        kind: Kind::Dependent,
+        generation: "v0.8",
+        features: "ssh",
+    },
+];
+
 fn compat_dir() -> PathBuf {
     crate::util::root().join("compat")
 }
@@ -188,8 +204,8 @@ fn facades(generation: &str) -> Vec<(&'static str, PathBuf)> {
 }
 
 /// Fetch every suite's crate from crates.io; return each one's unpacked
-/// source folder (in cargo's registry cache), in `SUITES` order.
-fn fetch() -> Result<Vec<PathBuf>, String> {
+/// source folder (in cargo's registry cache), in the order given.
+fn fetch(suites: &[&Suite]) -> Result<Vec<PathBuf>, String> {
     let dir = scratch().join("fetch");
     fs::create_dir_all(dir.join("src")).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut manifest = String::from(
@@ -197,7 +213,7 @@ fn fetch() -> Result<Vec<PathBuf>, String> {
          [package]\nname = \"compat-fetch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
          publish = false\n\n[workspace]\n\n[dependencies]\n",
     );
-    for (i, s) in SUITES.iter().enumerate() {
+    for (i, s) in suites.iter().enumerate() {
         manifest.push_str(&format!(
             "s{i} = {{ package = \"{}\", version = \"={}\", default-features = false }}\n",
             s.name, s.version
@@ -212,7 +228,7 @@ fn fetch() -> Result<Vec<PathBuf>, String> {
             .args(["metadata", "--format-version", "1", "--manifest-path"])
             .arg(&m),
     )?;
-    SUITES
+    suites
         .iter()
         .map(|s| {
             let tail = format!("/{}-{}/Cargo.toml\"", s.name, s.version);
@@ -392,12 +408,16 @@ fn check_patched(
     generation: &str,
     manifest: &Path,
     suites: &[&Suite],
+    features: &[String],
 ) -> Result<Vec<Vec<&'static str>>, String> {
-    let meta = output(
-        cargo()
-            .args(["metadata", "--format-version", "1", "--manifest-path"])
-            .arg(manifest),
-    )?;
+    let mut m = cargo();
+    m.args(["metadata", "--format-version", "1", "--manifest-path"])
+        .arg(manifest);
+    // The features the tests run with (optional dependencies included).
+    if !features.is_empty() {
+        m.args(["--features", &features.join(",")]);
+    }
+    let meta = output(&mut m)?;
     let ours: Vec<(&str, String)> = facades(generation)
         .into_iter()
         .map(|(n, _)| {
@@ -507,11 +527,20 @@ fn test_executables(
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
-    if let Some(a) = args.first() {
-        return Err(format!(
-            "`cargo xtask compat` takes no arguments (got `{a}`)"
-        ));
-    }
+    let extended = match args {
+        [] => false,
+        [a] if a == "--extended" => true,
+        _ => {
+            return Err(format!(
+                "usage: cargo xtask compat [--extended] (got `{}`)",
+                args.join(" ")
+            ));
+        }
+    };
+    let all: Vec<&Suite> = SUITES
+        .iter()
+        .chain(if extended { EXTENDED } else { &[] })
+        .collect();
     let target = scratch().join("target");
     // The facades' own workspaces (outside the main one, so the main fmt
     // and clippy steps do not see them).
@@ -530,17 +559,17 @@ pub fn main(args: &[String]) -> Result<(), String> {
             .arg(&m)
             .args(["--", "-D", "warnings"]))?;
     }
-    let sources = fetch()?;
+    let sources = fetch(&all)?;
     let mut report = Vec::new();
     for (g, _) in GENERATIONS {
-        let suites: Vec<(&Suite, &PathBuf)> = SUITES
+        let suites: Vec<(&Suite, &PathBuf)> = all
             .iter()
+            .copied()
             .zip(&sources)
             .filter(|(s, _)| s.generation == *g)
             .collect();
         let manifest = workspace(g, &suites)?;
         let list: Vec<&Suite> = suites.iter().map(|(s, _)| *s).collect();
-        let used = check_patched(g, &manifest, &list)?;
         let features: Vec<String> = list
             .iter()
             .flat_map(|s| {
@@ -550,6 +579,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
                     .map(move |f| format!("{}/{f}", s.name))
             })
             .collect();
+        let used = check_patched(g, &manifest, &list, &features)?;
+
         // Build everything once (the executables' packages from cargo's
         // JSON messages), then one `cargo test` run of the workspace, both
         // streams to one file so each result line follows the `Running

@@ -34,7 +34,7 @@ const COMMANDS: &[(&str, Command, &str)] = &[
     (
         "compat",
         compat::main,
-        "upstream test suites and a real dependent's against the compat/ facades",
+        "upstream test suites and dependents' against the compat/ facades (`--extended`: also age)",
     ),
     (
         "speed",
