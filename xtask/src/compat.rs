@@ -594,7 +594,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
         let file = fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
         let file2 = file.try_clone().map_err(|e| e.to_string())?;
         let mut test = cargo();
+        // Plain text: the lines below are matched by their words, and CI
+        // asks for colour (`CARGO_TERM_COLOR=always`), which wraps
+        // `Running` and `Doc-tests` in escape sequences.
         test.env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_TERM_COLOR", "never")
             .args(["test", "--workspace", "--no-fail-fast", "--manifest-path"])
             .arg(&manifest);
         if !features.is_empty() {
@@ -621,9 +625,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
                     .iter()
                     .position(|s| s.name.replace('-', "_") == krate.trim());
             } else if l.starts_with("Running ") {
+                // By file name: cargo prints the path relative to the
+                // working directory when the target folder is given
+                // relative, its JSON messages give it absolute; the name
+                // carries the build's hash.
+                let name = |p: &str| std::path::Path::new(p).file_name().map(|n| n.to_owned());
                 let exe = l.rsplit_once('(').map(|(_, e)| e.trim_end_matches(')'));
                 current = exe
-                    .and_then(|e| exes.iter().find(|(_, x)| x == e))
+                    .and_then(|e| exes.iter().find(|(_, x)| name(x) == name(e)))
                     .and_then(|(dir, _)| suite_of_dir(dir));
                 // An upstream suite's library unit tests are the facade's
                 // own (its `src/`), counted apart from upstream's.
