@@ -3,15 +3,16 @@
 //! `vpclmul256/512`, `vpmuludq512`, `vaes-clmul`, `vaes-avx2-clmul`).
 //!
 //! Technique: the method of `cttrace.c` with the CPU itself as the
-//! emulator. A forked child runs the guest's workloads; for each window
-//! the parent plants an `int3` on [`ct_trace_begin`], continues the child
-//! to it, then `PTRACE_SINGLESTEP`s from there to [`ct_trace_end`],
-//! hashing every executed instruction address in order and decoding each
-//! new address once for integer division (`div`/`idiv`, opcode F6/F7 with
-//! ModRM.reg 6 or 7 after legacy and REX prefixes; VEX and EVEX encode no
-//! integer division). One process runs every window, as under qemu, and
-//! the guest's run arena keeps buffers at the same addresses, so equal
-//! control flow gives equal hashes.
+//! emulator, in the guest's own process. [`install`] puts an `int3` on
+//! [`ct_trace_begin`] and a `SIGTRAP` handler in place. When a window opens
+//! the handler restores the marker's byte, rewinds to it and sets the trap
+//! flag; from then on it runs after every instruction, hashing its address
+//! in order and decoding it for integer division (`div`/`idiv`, opcode
+//! F6/F7 with ModRM.reg 6 or 7 after legacy and REX prefixes; VEX and EVEX
+//! encode no integer division), until [`ct_trace_end`], where it clears the
+//! flag and puts the `int3` back. One process runs every window, as under
+//! qemu, and the guest's run arena keeps buffers at the same addresses, so
+//! equal control flow gives equal hashes.
 //!
 //! What it does not see: memory addresses (single-stepping reports only
 //! the instruction pointer), so a secret-indexed load is caught only by
@@ -19,13 +20,12 @@
 //! indexes no tables at all (VAES, VPCLMULQDQ, bitsliced AES), which is
 //! why control flow and division are the properties left to check there.
 //!
-//! Cost: two context switches and a register read per instruction, about
-//! a few hundred thousand instructions a second; the driver runs only
-//! the workloads qemu cannot.
+//! Cost: one trap and signal delivery per instruction, far slower than
+//! qemu per instruction; the driver runs only the workloads qemu cannot.
 
 use crate::trace::{ct_trace_begin, ct_trace_end};
 
-/// What the parent saw of one window.
+/// What the handler saw of one window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Traced {
     /// Instructions executed from `ct_trace_begin` to `ct_trace_end`.

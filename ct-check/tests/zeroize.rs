@@ -518,10 +518,6 @@ fn scanner_controls(what: &str, needles: &[[u8; 16]]) {
 /// 1029-byte GHASH or AES-GCM seal, a 512-byte Adiantum sector) leaves at
 /// most its register spills, never a copy of the key. For every key type
 /// of the four crates on every backend this CPU runs.
-///
-/// Before the constructors scrubbed their frames, every key setup left
-/// whole copies (all 22 round-key runs of an AES-128 key, 14 to 25 KiB
-/// deep).
 #[test]
 fn key_setup_and_use_leave_no_key_on_dead_stack() {
     use aes_ct::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt};
