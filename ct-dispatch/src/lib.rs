@@ -2,9 +2,12 @@
 //! this workspace, written once.
 //!
 //! Each crate (`aes-ct`, `ghash-ct`, `aes-gcm-ct`, `adiantum-ct`) keeps its
-//! own table - one line per backend, in order of preference - and its own
-//! key enum over its own `Engine` trait. From the same lines,
-//! [`backend_enum!`] generates the public pieces users see:
+//! own table - one line per backend, in order of preference - over its own
+//! `Engine` trait. From those lines, [`backends!`] generates the crate's key
+//! enum (one variant per line, built only through the engine's capability
+//! token), its `backend()`, and a macro the crate's forwarding methods
+//! dispatch with; and, through [`backend_enum!`], the public pieces users
+//! see:
 //!
 //! * `Backend`: `ALL`, `name()`, `forced()` (`--cfg <crate>_backend="name"`),
 //!   `is_available()` (compiled in and passes the CPU check), `detected()`
@@ -26,6 +29,145 @@ pub mod wipe;
 
 #[cfg(feature = "build")]
 pub mod build;
+
+/// A crate's dispatch table: its key enum and everything derived from the
+/// table lines, so the crate writes only the table and its forwarding
+/// methods.
+///
+/// ```ignore
+/// ct_dispatch::backends! {
+///     what = "GHASH", cfg = ghash_ct_backend, fallback = PORTABLE, self_test = |_| true;
+///     /// Key powers in the form of one backend.
+///     #[derive(Clone)]
+///     pub(crate) enum Keys(Engine::Key) with keys!;
+///     // The dispatch table. Order = preference.
+///     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+///     Pclmul => crate::x86::pclmul::Pclmul, "pclmul", "PCLMULQDQ.";
+///     Soft32 => crate::soft::Soft32, "soft32", "Portable.";
+/// }
+///
+/// impl Keys {
+///     pub(crate) fn new(backend: Backend, h: u128) -> Result<Self, UnsupportedBackend> {
+///         keys!(new backend, |t, E| E::new_key(t, h))
+///     }
+///     pub(crate) fn update(&self, acc: &mut u128, blocks: &[Block]) {
+///         keys!(self, |k, E| E::update(k, acc, blocks))
+///     }
+/// }
+/// ```
+///
+/// The first line is [`backend_enum!`]'s (the CPU check it runs is
+/// `token_ok`, generated here). The enum line names the crate's engine
+/// trait (in scope, with `type Token: Copy` and `fn token() ->
+/// Option<Self::Token>`, the CPU check) and the associated type every
+/// variant holds (`Engine::Key<NR>` for an enum `Keys<const NR: usize>`;
+/// `Engine::Token` for one that holds only the token); const generics are
+/// the enum's only generics. Then one line per backend: `Variant => engine
+/// type, "name", "doc";`, each with its own `#[cfg]` (the format
+/// `build::table_names` reads in the crate's build script).
+///
+/// Generated: `Backend`, `UnsupportedBackend` (as [`backend_enum!`]), the
+/// enum, its `backend()`, `token_ok`, and the macro named after `with`, for
+/// use in the table's module:
+///
+/// * `keys!(new backend, |t, E| value)`: the enum of backend `backend`,
+///   holding `value`, built only after `E::token()` (the CPU check) handed
+///   out token `t`; `Err(UnsupportedBackend(backend))` if it did not or the
+///   backend is not compiled in. `E` names the backend's engine type;
+/// * `keys!(expr, |k, E| body)`: `body` with `k` bound to what the value
+///   `expr` holds (by reference if `expr` is a reference) and `E` naming
+///   its engine type.
+#[macro_export]
+macro_rules! backends {
+    (
+        what = $what:literal, cfg = $cfg_name:ident, fallback = $fallback:ident,
+        self_test = $self_test:expr;
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident $(<$(const $g:ident: $gt:ty),+ $(,)?>)?
+            ($tr:ident :: $($payload:tt)+) with $mac:ident !;
+        $( $(#[$cfg:meta])* $variant:ident => $engine:ty, $bname:literal, $doc:literal; )*
+    ) => {
+        $crate::backends! {
+            @expand ($) [$what, $cfg_name, $fallback, $self_test]
+            [$(#[$attr])*] [$vis] $name [$($(const $g: $gt),+)?] [$($($g),+)?]
+            $tr ($($payload)+) $mac;
+            $( $(#[$cfg])* $variant => $engine, $bname, $doc; )*
+        }
+    };
+    (
+        @expand ($d:tt) [$what:literal, $cfg_name:ident, $fallback:ident, $self_test:expr]
+        [$(#[$attr:meta])*] [$vis:vis] $name:ident [$($gen:tt)*] [$($arg:tt)*]
+        $tr:ident $payload:tt $mac:ident;
+        $( $(#[$cfg:meta])* $variant:ident => $engine:ty, $bname:literal, $doc:literal; )*
+    ) => {
+        $crate::backend_enum! {
+            what = $what, cfg = $cfg_name, available = token_ok,
+            fallback = $fallback, self_test = $self_test;
+            $( $(#[$cfg])* $variant => $engine, $bname, $doc; )*
+        }
+
+        /// The CPU check of engine `E` (for the generated `Backend`).
+        fn token_ok<E: $tr>() -> bool {
+            E::token().is_some()
+        }
+
+        $(#[$attr])*
+        $vis enum $name<$($gen)*> {
+            $( $(#[$cfg])* $variant($crate::__projection!($engine, $tr, $payload)), )*
+        }
+
+        impl<$($gen)*> $name<$($arg)*> {
+            /// The backend this value is for.
+            $vis fn backend(&self) -> Backend {
+                match self { $( $(#[$cfg])* Self::$variant(_) => Backend::$variant, )* }
+            }
+        }
+
+        #[allow(unused_macros)]
+        macro_rules! $mac {
+            (new $d backend:expr, |$d t:pat_param, $d e:ident| $d value:expr) => {{
+                let backend: Backend = $d backend;
+                match backend {
+                    $(
+                        $(#[$cfg])*
+                        Backend::$variant => {
+                            #[allow(dead_code)]
+                            type $d e = $engine;
+                            match <$d e as $tr>::token() {
+                                Some($d t) => Ok($name::$variant($d value)),
+                                None => Err(UnsupportedBackend(backend)),
+                            }
+                        }
+                    )*
+                    #[allow(unreachable_patterns)]
+                    _ => Err(UnsupportedBackend(backend)),
+                }
+            }};
+            ($d value:expr, |$d k:pat_param, $d e:ident| $d body:expr) => {
+                match $d value {
+                    $(
+                        $(#[$cfg])*
+                        $name::$variant($d k) => {
+                            #[allow(dead_code)]
+                            type $d e = $engine;
+                            $d body
+                        }
+                    )*
+                }
+            };
+        }
+    };
+}
+
+/// `<$engine as $trait>::$payload`, for [`backends!`]: the payload comes
+/// as one group, so the table's repetition can use it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __projection {
+    ($engine:ty, $tr:ident, ($($payload:tt)+)) => {
+        <$engine as $tr>::$($payload)+
+    };
+}
 
 /// Generate `Backend` and `UnsupportedBackend` from a dispatch table.
 ///
