@@ -290,7 +290,7 @@ fn check(c: &Config, only: &[String], secrets: Option<u32>, verbose: bool) -> Re
     if c.qemu == NATIVE {
         return check_native(c, only, secrets, verbose, &guest, &dir);
     }
-    let plugin = plugin()?;
+    let plugin = build_plugin("ct-check/trace/cttrace.c", "cttrace.so")?;
     let windows = dir.join(format!("{}.windows", c.name));
     let plugin_arg = format!("{},out={}", plugin.display(), windows.display());
     if plugin_arg.matches(',').count() != 1 {
@@ -690,11 +690,12 @@ fn build_guest(triple: &str) -> Result<PathBuf, String> {
     Ok(dir.join("release").join("ct-trace"))
 }
 
-/// Build the plugin (if its source or header is newer than it).
-fn plugin() -> Result<PathBuf, String> {
+/// Build a TCG plugin from its C source (a path from the workspace root)
+/// into `target/xtask/<so>`, if the source or the header is newer than it.
+pub(crate) fn build_plugin(source: &str, so: &str) -> Result<PathBuf, String> {
     let inc = header()?;
-    let src = util::root().join("ct-check/trace/cttrace.c");
-    let so = util::xtask_dir().join("cttrace.so");
+    let src = util::root().join(source);
+    let so = util::xtask_dir().join(so);
     let newer = |a: &Path, b: &Path| {
         let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
         match (m(a), m(b)) {

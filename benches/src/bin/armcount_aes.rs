@@ -12,7 +12,7 @@
 //! Each iteration encrypts one `bytes`-long message with a fresh counter
 //! (a new `Ctr32BE` over a borrowed, already expanded key), as a protocol
 //! would per record. Key setup happens once, before the loop, so the
-//! difference of two runs (`armcount --iters 10,20`) is the per-message
+//! difference of two runs (10 and 20 iterations) is the per-message
 //! cost.
 
 use cipher::{InnerIvInit, KeyInit, StreamCipher};

@@ -1,5 +1,5 @@
-//! Instruction-count driver for armcount (and quick timing):
-//! `ghash_count <impl> <bytes> <iters>` hashes a `bytes`-long message
+//! GHASH loop for instruction counting under qemu (`cargo xtask armcount
+//! ghash`): `armcount_ghash <impl> <bytes> <iters>` hashes a `bytes`-long message
 //! `iters` times. `impl` is `rustcrypto` (RustCrypto `ghash`, its own
 //! detection), `auto` (ours, detected backend) or a backend name of ours
 //! (`pmull`, `pmull8`, `vmull8`, `soft64`, `pclmul`, ...).
@@ -11,7 +11,7 @@ use ghash_ct::{
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 4 {
-        eprintln!("usage: ghash_count <rustcrypto|auto|BACKEND> <bytes> <iters>");
+        eprintln!("usage: armcount_ghash <rustcrypto|auto|BACKEND> <bytes> <iters>");
         std::process::exit(2);
     }
     let (which, bytes, iters) = (

@@ -1,8 +1,11 @@
-//! AES-GCM seal loop for instruction counting under qemu-user
-//! (`../shared/tools/armcount`), same shape as its example: in place, empty
-//! AAD, a fresh nonce per call.
+//! AES-GCM seal loop for instruction counting under qemu (`cargo xtask
+//! armcount gcm`): in place, empty AAD, a fresh nonce per call, the key set
+//! up once before the loop (so the difference of two runs is the
+//! per-message cost).
 //!
-//! usage: armcount_gcm <ct|ring|rustcrypto> <128|256> <msg_len> <iterations>
+//! usage: `armcount_gcm <impl>-<128|256> <bytes> <iters>`
+//!   impl: `ct` (aes-gcm-ct, its automatic path), `ring` (ring 0.17) or
+//!         `rustcrypto` (RustCrypto `aes-gcm`, its own detection)
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
 use std::hint::black_box;
 
@@ -42,20 +45,31 @@ fn run_ring(bits: u32, buf: &mut [u8], iters: u64) -> u8 {
     acc
 }
 
+fn usage() -> ! {
+    eprintln!("usage: armcount_gcm <ct|ring|rustcrypto>-<128|256> <bytes> <iters>");
+    std::process::exit(2)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 5 {
-        eprintln!(
-            "usage: {} <ct|ring|rustcrypto> <128|256> <msg_len> <iterations>",
-            args[0]
-        );
-        std::process::exit(2);
+    if args.len() != 4 {
+        usage();
     }
-    let bits: u32 = args[2].parse().expect("bits");
-    let len: usize = args[3].parse().expect("msg_len");
-    let iters: u64 = args[4].parse().expect("iterations");
+    let Some((imp, bits)) = args[1].rsplit_once('-') else {
+        usage()
+    };
+    let (Ok(bits), Ok(len), Ok(iters)) = (
+        bits.parse::<u32>(),
+        args[2].parse::<usize>(),
+        args[3].parse::<u64>(),
+    ) else {
+        usage()
+    };
+    if bits != 128 && bits != 256 {
+        usage();
+    }
     let mut buf = vec![0xa5u8; len];
-    let acc = match (args[1].as_str(), bits) {
+    let acc = match (imp, bits) {
         ("ct", 128) => {
             let g = aes_gcm_ct::Aes128Gcm::new(&[0x42u8; 16].into());
             eprintln!("aes-gcm-ct path: {:?}", g);
@@ -77,10 +91,7 @@ fn main() {
             iters,
         ),
         ("ring", b) => run_ring(b, &mut buf, iters),
-        (other, _) => {
-            eprintln!("unknown implementation {other}");
-            std::process::exit(2);
-        }
+        _ => usage(),
     };
     println!("{} len={} iters={} acc={:02x}", args[1], len, iters, acc);
 }

@@ -1,6 +1,7 @@
-//! Message loop for instruction counting under qemu (`armcount`).
+//! Adiantum / HPolyC loop for instruction counting under qemu (`cargo
+//! xtask armcount adiantum`).
 //!
-//! usage: armcount <impl> <bytes> <iters>
+//! usage: armcount_adiantum <impl> <bytes> <iters>
 //!   impl: adiantum12 | adiantum20 | adiantum8 | hpolyc12 | hpolyc20 | hpolyc8
 //!         (adiantum-ct, default NH backend; `adiantum12-<backend>` forces
 //!         one, e.g. `adiantum12-soft`), `xts` (AES-256-XTS: RustCrypto
@@ -9,7 +10,7 @@
 //!
 //! Each iteration encrypts one `bytes`-long sector in place with a new
 //! 32-byte tweak (sector number). Keys are set up once before the loop, so
-//! the difference of two runs (`armcount --iters 10,20 --bytes N`) is the
+//! the difference of two runs (10 and 20 iterations) is the
 //! per-message cost.
 
 use adiantum_ct::{
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let parse = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
     let (Some(imp), Some(bytes), Some(iters)) = (args.get(1), parse(2), parse(3)) else {
-        eprintln!("usage: armcount <impl> <bytes> <iters>");
+        eprintln!("usage: armcount_adiantum <impl> <bytes> <iters>");
         return ExitCode::FAILURE;
     };
     if bytes < 16 {
