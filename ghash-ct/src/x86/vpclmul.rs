@@ -41,39 +41,103 @@ pub(crate) struct Token512(());
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token256(());
 
-#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
-fn pass512<const GHASH: bool>(
-    key: &ClmulKey<Token512, WAYS>,
-    acc: __m128i,
-    blocks: &[Block; WAYS],
-) -> __m128i {
-    let bswap = _mm512_broadcast_i32x4(bswap128());
-    let mut lo = _mm512_setzero_si512();
-    let mut mid = _mm512_setzero_si512();
-    let mut hi = _mm512_setzero_si512();
-    for j in 0..WAYS / 4 {
-        // SAFETY: blocks[4j..4j+4] are 64 contiguous readable bytes.
-        let mut x = unsafe { _mm512_loadu_si512(blocks[4 * j].as_ptr().cast()) };
-        if GHASH {
-            x = _mm512_shuffle_epi8(x, bswap);
+/// One width's bulk loop: `$pass` hashes 16 blocks, `$lanes` per vector,
+/// with one reduction; `$update` runs it over whole 16-block chunks and
+/// the 128-bit path over the rest. The two widths differ only in the
+/// vector type and intrinsic names, so the algorithm is written once.
+macro_rules! width {
+    (
+        $features:literal, $token:ty, $lanes:literal,
+        $pass:ident, $update:ident, $fold:path,
+        $bcast:ident, $zero:ident, $load:ident, $shuf8:ident, $xor:ident,
+        $zext:ident, $clmul:ident, $shuf32:ident
+    ) => {
+        #[target_feature(enable = $features)]
+        fn $pass<const GHASH: bool>(
+            key: &ClmulKey<$token, WAYS>,
+            acc: __m128i,
+            blocks: &[Block; WAYS],
+        ) -> __m128i {
+            let bswap = $bcast(bswap128());
+            let (mut lo, mut mid, mut hi) = ($zero(), $zero(), $zero());
+            for j in 0..WAYS / $lanes {
+                let b = $lanes * j;
+                // SAFETY: blocks[b..b + lanes] are 16 * lanes contiguous
+                // readable bytes (b + lanes <= WAYS).
+                let mut x = unsafe { $load(blocks[b].as_ptr().cast()) };
+                if GHASH {
+                    x = $shuf8(x, bswap);
+                }
+                if j == 0 {
+                    x = $xor(x, $zext(acc));
+                }
+                // SAFETY: hd/md[b..b + lanes] are 16 * lanes contiguous
+                // readable bytes (both hold WAYS powers).
+                let (h, k) = unsafe {
+                    (
+                        $load(key.hd[b..].as_ptr().cast()),
+                        $load(key.md[b..].as_ptr().cast()),
+                    )
+                };
+                lo = $xor(lo, $clmul::<0x00>(x, h));
+                hi = $xor(hi, $clmul::<0x11>(x, h));
+                let xm = $xor(x, $shuf32::<0x4e>(x));
+                mid = $xor(mid, $clmul::<0x00>(xm, k));
+            }
+            finish($fold(lo), $fold(mid), $fold(hi))
         }
-        if j == 0 {
-            x = _mm512_xor_si512(x, _mm512_zextsi128_si512(acc));
+
+        #[target_feature(enable = $features)]
+        fn $update<const GHASH: bool>(
+            key: &ClmulKey<$token, WAYS>,
+            acc: &mut u128,
+            blocks: &[Block],
+        ) {
+            let mut a = ld(acc);
+            let (chunks, rest) = blocks.as_chunks::<WAYS>();
+            for ch in chunks {
+                a = $pass::<GHASH>(key, a, ch);
+            }
+            if !rest.is_empty() {
+                a = agg::<GHASH, _, WAYS>(key, a, rest);
+            }
+            st(acc, a);
         }
-        // SAFETY: hd/md[4j..4j+4] are 64 contiguous readable bytes.
-        let (h, k) = unsafe {
-            (
-                _mm512_loadu_si512(key.hd[4 * j..].as_ptr().cast()),
-                _mm512_loadu_si512(key.md[4 * j..].as_ptr().cast()),
-            )
-        };
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, h));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, h));
-        let xm = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x00>(xm, k));
-    }
-    finish(fold512(lo), fold512(mid), fold512(hi))
+    };
 }
+
+width!(
+    "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3",
+    Token512,
+    4,
+    pass512,
+    update512,
+    fold512,
+    _mm512_broadcast_i32x4,
+    _mm512_setzero_si512,
+    _mm512_loadu_si512,
+    _mm512_shuffle_epi8,
+    _mm512_xor_si512,
+    _mm512_zextsi128_si512,
+    _mm512_clmulepi64_epi128,
+    _mm512_shuffle_epi32
+);
+width!(
+    "avx2,vpclmulqdq,pclmulqdq,ssse3",
+    Token256,
+    2,
+    pass256,
+    update256,
+    fold256,
+    _mm256_broadcastsi128_si256,
+    _mm256_setzero_si256,
+    _mm256_loadu_si256,
+    _mm256_shuffle_epi8,
+    _mm256_xor_si256,
+    _mm256_zextsi128_si256,
+    _mm256_clmulepi64_epi128,
+    _mm256_shuffle_epi32
+);
 
 /// XOR of the four 128-bit lanes.
 #[inline]
@@ -83,71 +147,11 @@ fn fold512(v: __m512i) -> __m128i {
     _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
 }
 
-#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
-fn update512<const GHASH: bool>(key: &ClmulKey<Token512, WAYS>, acc: &mut u128, blocks: &[Block]) {
-    let mut a = ld(acc);
-    let (chunks, rest) = blocks.as_chunks::<WAYS>();
-    for ch in chunks {
-        a = pass512::<GHASH>(key, a, ch);
-    }
-    if !rest.is_empty() {
-        a = agg::<GHASH, _, WAYS>(key, a, rest);
-    }
-    st(acc, a);
-}
-
-#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,ssse3")]
-fn pass256<const GHASH: bool>(
-    key: &ClmulKey<Token256, WAYS>,
-    acc: __m128i,
-    blocks: &[Block; WAYS],
-) -> __m128i {
-    let bswap = _mm256_broadcastsi128_si256(bswap128());
-    let mut lo = _mm256_setzero_si256();
-    let mut mid = _mm256_setzero_si256();
-    let mut hi = _mm256_setzero_si256();
-    for j in 0..WAYS / 2 {
-        // SAFETY: blocks[2j..2j+2] are 32 contiguous readable bytes.
-        let mut x = unsafe { _mm256_loadu_si256(blocks[2 * j].as_ptr().cast()) };
-        if GHASH {
-            x = _mm256_shuffle_epi8(x, bswap);
-        }
-        if j == 0 {
-            x = _mm256_xor_si256(x, _mm256_zextsi128_si256(acc));
-        }
-        // SAFETY: hd/md[2j..2j+2] are 32 contiguous readable bytes.
-        let (h, k) = unsafe {
-            (
-                _mm256_loadu_si256(key.hd[2 * j..].as_ptr().cast()),
-                _mm256_loadu_si256(key.md[2 * j..].as_ptr().cast()),
-            )
-        };
-        lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128::<0x00>(x, h));
-        hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128::<0x11>(x, h));
-        let xm = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
-        mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128::<0x00>(xm, k));
-    }
-    finish(fold256(lo), fold256(mid), fold256(hi))
-}
-
 /// XOR of the two 128-bit lanes.
 #[inline]
 #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,ssse3")]
 fn fold256(y: __m256i) -> __m128i {
     _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
-}
-
-#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,ssse3")]
-fn update256<const GHASH: bool>(key: &ClmulKey<Token256, WAYS>, acc: &mut u128, blocks: &[Block]) {
-    let mut a = ld(acc);
-    let (chunks, rest) = blocks.as_chunks::<WAYS>();
-    for ch in chunks {
-        a = pass256::<GHASH>(key, a, ch);
-    }
-    if !rest.is_empty() {
-        a = agg::<GHASH, _, WAYS>(key, a, rest);
-    }
-    st(acc, a);
 }
 
 /// The VPCLMULQDQ engine on 512-bit vectors.
