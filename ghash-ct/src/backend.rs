@@ -4,8 +4,9 @@
 //! form (the H powers in the backend's layout) can only be built from a
 //! capability token (`Engine::Token`), and the only way to get a token is
 //! `Engine::token()`, which runs the CPU check. Adding a backend is one
-//! module plus one line in [`backends!`] below; the line's position is its
-//! priority.
+//! module plus one line in the table below; the line's position is its
+//! priority. `ct_dispatch::backends!` builds the key enum from the table
+//! lines; this file adds only the methods that forward to the engine.
 //!
 //! Selection: the first available backend in table order, detected once and
 //! cached. `--cfg ghash_ct_backend="NAME"` narrows automatic selection to
@@ -29,60 +30,6 @@ pub(crate) trait Engine {
     /// Absorb whole blocks into the POLYVAL-form accumulator. `GHASH`:
     /// blocks are GHASH blocks (byte-reversed on load).
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]);
-}
-
-/// The CPU check of engine `E` (used by the generated `Backend`).
-fn token_ok<E: Engine>() -> bool {
-    E::token().is_some()
-}
-
-macro_rules! backends {
-    ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        ct_dispatch::backend_enum! {
-            what = "GHASH", cfg = ghash_ct_backend, available = token_ok,
-            fallback = PORTABLE, self_test = |_| true;
-            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
-        }
-
-        /// Key powers in the form of one backend. Stored inline (no_std, no
-        /// allocation); the variants differ in size by design.
-        #[derive(Clone)]
-        #[allow(clippy::large_enum_variant)]
-        pub(crate) enum Keys {
-            $( $(#[$cfg])* $variant(<$engine as Engine>::Key), )*
-        }
-
-        impl Keys {
-            pub(crate) fn new(backend: Backend, h: u128) -> Result<Self, UnsupportedBackend> {
-                match backend {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => match <$engine as Engine>::token() {
-                            Some(t) => Ok(Keys::$variant(<$engine as Engine>::new_key(t, h))),
-                            None => Err(UnsupportedBackend(backend)),
-                        },
-                    )*
-                    #[allow(unreachable_patterns)]
-                    _ => Err(UnsupportedBackend(backend)),
-                }
-            }
-
-            pub(crate) fn backend(&self) -> Backend {
-                match self { $( $(#[$cfg])* Keys::$variant(_) => Backend::$variant, )* }
-            }
-
-            #[inline]
-            pub(crate) fn update<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::update::<GHASH>(k, acc, blocks), )* }
-            }
-        }
-
-        impl Drop for Keys {
-            fn drop(&mut self) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => k.zeroize(), )* }
-            }
-        }
-    };
 }
 
 /// A [`Keys`] whose every byte is zeroed once the key form inside has
@@ -133,8 +80,14 @@ impl Drop for KeyBox {
     }
 }
 
-// The dispatch table. Order = preference.
-backends! {
+ct_dispatch::backends! {
+    what = "GHASH", cfg = ghash_ct_backend, fallback = PORTABLE, self_test = |_| true;
+    /// Key powers in the form of one backend. Stored inline (no_std, no
+    /// allocation); the variants differ in size by design.
+    #[derive(Clone)]
+    #[allow(clippy::large_enum_variant)]
+    pub(crate) enum Keys(Engine::Key) with keys!;
+    // The dispatch table. Order = preference.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Vpclmul512 => crate::x86::vpclmul::Vpclmul512, "vpclmul512",
         "VPCLMULQDQ on 512-bit vectors (AVX-512), 16 blocks per reduction.";
@@ -167,6 +120,23 @@ backends! {
         "Portable constant-time multiply on 64-bit integer multiplies.";
     Soft32 => crate::soft::Soft32, "soft32",
         "Portable constant-time multiply on 32-bit integer multiplies.";
+}
+
+impl Keys {
+    pub(crate) fn new(backend: Backend, h: u128) -> Result<Self, UnsupportedBackend> {
+        keys!(new backend, |t, E| E::new_key(t, h))
+    }
+
+    #[inline]
+    pub(crate) fn update<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
+        keys!(self, |k, E| E::update::<GHASH>(k, acc, blocks))
+    }
+}
+
+impl Drop for Keys {
+    fn drop(&mut self) {
+        keys!(self, |k, E| k.zeroize())
+    }
 }
 
 impl Backend {
