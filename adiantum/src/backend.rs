@@ -4,7 +4,9 @@
 //! backend can only be entered with its capability token (`Engine::Token`,
 //! zero-sized), and the only way to get a token is `Engine::token()`, which
 //! runs the CPU check. Adding a backend is one module plus one line in
-//! [`backends!`] below; the line's position is its priority.
+//! the table below; the line's position is its priority.
+//! `ct_dispatch::backends!` builds the backend enum from the table lines;
+//! this file adds only the methods that forward to the engine.
 //!
 //! Selection: the first available backend in table order, detected once and
 //! cached. `--cfg adiantum_ct_backend="NAME"` narrows automatic selection to
@@ -46,72 +48,13 @@ pub(crate) trait Engine {
     }
 }
 
-/// The CPU check of engine `E` (used by the generated `Backend`).
-fn token_ok<E: Engine>() -> bool {
-    E::token().is_some()
-}
-
-macro_rules! backends {
-    ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        ct_dispatch::backend_enum! {
-            what = "NH", cfg = adiantum_ct_backend, available = token_ok,
-            fallback = Soft, self_test = |_| true;
-            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
-        }
-
-        /// A chosen NH backend, holding its capability token (not nameable
-        /// outside the crate).
-        #[derive(Clone, Copy, Debug)]
-        pub(crate) enum Nh {
-            $( $(#[$cfg])* $variant(<$engine as Engine>::Token), )*
-        }
-
-        impl Nh {
-            pub(crate) fn new(backend: Backend) -> Result<Self, UnsupportedBackend> {
-                match backend {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => match <$engine as Engine>::token() {
-                            Some(t) => Ok(Nh::$variant(t)),
-                            None => Err(UnsupportedBackend(backend)),
-                        },
-                    )*
-                    #[allow(unreachable_patterns)]
-                    _ => Err(UnsupportedBackend(backend)),
-                }
-            }
-
-            pub(crate) fn backend(self) -> Backend {
-                match self { $( $(#[$cfg])* Nh::$variant(_) => Backend::$variant, )* }
-            }
-
-            #[inline]
-            pub(crate) fn units(self, key: &NhKey, msg: &[u8]) -> [u64; 4] {
-                match self { $( $(#[$cfg])* Nh::$variant(t) => <$engine as Engine>::units(t, key, msg), )* }
-            }
-
-            /// Does this backend bring its own ChaCha?
-            pub(crate) fn has_own_chacha(self) -> bool {
-                match self { $( $(#[$cfg])* Nh::$variant(_) => <$engine as Engine>::OWN_CHACHA, )* }
-            }
-
-            #[inline]
-            pub(crate) fn chacha_xor(
-                self,
-                state: &mut [u32; 16],
-                double_rounds: usize,
-                buf: InOutBuf<'_, '_, u8>,
-            ) -> bool {
-                match self {
-                    $( $(#[$cfg])* Nh::$variant(t) => <$engine as Engine>::chacha_xor(t, state, double_rounds, buf), )*
-                }
-            }
-        }
-    };
-}
-
-// The dispatch table. Order = preference.
-backends! {
+ct_dispatch::backends! {
+    what = "NH", cfg = adiantum_ct_backend, fallback = Soft, self_test = |_| true;
+    /// A chosen NH backend, holding its capability token (not nameable
+    /// outside the crate).
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) enum Nh(Engine::Token) with nh!;
+    // The dispatch table. Order = preference.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Avx2 => crate::x86::avx2::Avx2, "avx2", "AVX2 NH, two units per 256-bit vector (x86/x86_64).";
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -121,6 +64,32 @@ backends! {
     #[cfg(all(target_arch = "arm", target_os = "linux"))]
     NeonAsm => crate::arm::neon::NeonAsm, "neon-asm", "NEON assembly NH and ChaCha (32-bit ARM Linux, NEON detected at run time).";
     Soft => crate::soft::Soft, "soft", "Portable NH (every CPU).";
+}
+
+impl Nh {
+    pub(crate) fn new(backend: Backend) -> Result<Self, UnsupportedBackend> {
+        nh!(new backend, |t, E| t)
+    }
+
+    #[inline]
+    pub(crate) fn units(self, key: &NhKey, msg: &[u8]) -> [u64; 4] {
+        nh!(self, |t, E| E::units(t, key, msg))
+    }
+
+    /// Does this backend bring its own ChaCha?
+    pub(crate) fn has_own_chacha(self) -> bool {
+        nh!(self, |_, E| E::OWN_CHACHA)
+    }
+
+    #[inline]
+    pub(crate) fn chacha_xor(
+        self,
+        state: &mut [u32; 16],
+        double_rounds: usize,
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> bool {
+        nh!(self, |t, E| E::chacha_xor(t, state, double_rounds, buf))
+    }
 }
 
 /// A checked NH backend choice, opaque outside the crate (it appears in the
