@@ -4,11 +4,12 @@
 //! form can only be built from a capability token (`Engine::Token`), and
 //! the only way to get a token is `Engine::token()`, which runs the CPU
 //! check (ring's idea). Adding a backend is one module plus one line in
-//! [`backends!`] below; the line's position is its priority.
+//! the table below; the line's position is its priority.
 //!
-//! The public `Backend` enum, its detection cache and `UnsupportedBackend`
-//! come from the same table through `ct_dispatch::backend_enum!` (shared
-//! with the workspace's other crates).
+//! `ct_dispatch::backends!` (shared with the workspace's other crates)
+//! builds the key enum, the public `Backend` enum, its detection cache and
+//! `UnsupportedBackend` from the table lines; this file adds only the
+//! methods that forward to the engine.
 //!
 //! Selection: the first available backend in table order, detected once and
 //! cached. `--cfg aes_ct_backend="NAME"` narrows automatic selection to
@@ -93,74 +94,6 @@ impl BlockCipherDecClosure for OneBlock<'_, '_> {
     }
 }
 
-/// The CPU check of engine `E` (used by the generated `Backend`).
-fn token_ok<E: Engine>() -> bool {
-    E::token().is_some()
-}
-
-macro_rules! backends {
-    ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
-        ct_dispatch::backend_enum! {
-            what = "AES", cfg = aes_ct_backend, available = token_ok,
-            fallback = Soft, self_test = crate::backend::self_test_passes;
-            $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
-        }
-
-        /// A key in the form of one backend.
-        #[derive(Clone)]
-        #[allow(clippy::large_enum_variant, reason = "long-lived keys; no_std has no Box")]
-        pub(crate) enum Keys<const NR: usize> {
-            $( $(#[$cfg])* $variant(<$engine as Engine>::Key<NR>), )*
-        }
-
-        impl<const NR: usize> Keys<NR> {
-            pub(crate) fn new(backend: Backend, key: &[u8]) -> Result<Self, UnsupportedBackend> {
-                let ks = Schedule::<NR>::new(key);
-                match backend {
-                    $(
-                        $(#[$cfg])*
-                        Backend::$variant => match <$engine as Engine>::token() {
-                            Some(t) => Ok(Keys::$variant(<$engine as Engine>::expand(t, &ks))),
-                            None => Err(UnsupportedBackend(backend)),
-                        },
-                    )*
-                    #[allow(unreachable_patterns)]
-                    _ => Err(UnsupportedBackend(backend)),
-                }
-            }
-
-            pub(crate) fn backend(&self) -> Backend {
-                match self { $( $(#[$cfg])* Keys::$variant(_) => Backend::$variant, )* }
-            }
-
-            #[inline]
-            pub(crate) fn encrypt(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::encrypt(k, f), )* }
-            }
-
-            #[inline]
-            pub(crate) fn decrypt(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::decrypt(k, f), )* }
-            }
-
-            #[inline]
-            pub(crate) fn encrypt1(&self, block: InOut<'_, '_, Block>) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::encrypt1(k, block), )* }
-            }
-
-            #[inline]
-            pub(crate) fn decrypt1(&self, block: InOut<'_, '_, Block>) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::decrypt1(k, block), )* }
-            }
-
-            #[inline]
-            pub(crate) fn ctr32(&self, nonce: &[u8; 12], ctr: u32, blocks: InOutBuf<'_, '_, Block>) {
-                match self { $( $(#[$cfg])* Keys::$variant(k) => <$engine as Engine>::ctr32(k, nonce, ctr, blocks), )* }
-            }
-        }
-    };
-}
-
 /// A [`Keys`] whose every byte is zeroed once the key form inside has
 /// dropped (and wiped) itself: also the bytes of the enum's inactive
 /// variants and padding, which a move or clone copies from wherever the
@@ -214,8 +147,14 @@ impl<const NR: usize> Drop for KeyBox<NR> {
     }
 }
 
-// The dispatch table. Order = preference.
-backends! {
+ct_dispatch::backends! {
+    what = "AES", cfg = aes_ct_backend, fallback = Soft,
+    self_test = crate::backend::self_test_passes;
+    /// A key in the form of one backend.
+    #[derive(Clone)]
+    #[allow(clippy::large_enum_variant, reason = "long-lived keys; no_std has no Box")]
+    pub(crate) enum Keys<const NR: usize>(Engine::Key<NR>) with keys!;
+    // The dispatch table. Order = preference.
     #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vaes"))]
     Vaes => crate::x86::vaes::Vaes, "vaes", "VAES on AVX-512 (32 blocks per batch) or AVX2 (2 x 16), AES-NI for single blocks (x86).";
     #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
@@ -241,6 +180,38 @@ backends! {
     ))]
     Bsaes => crate::hybrid::BsaesEngine, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, long-term bitsliced key (SSSE3 / NEON).";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
+}
+
+impl<const NR: usize> Keys<NR> {
+    pub(crate) fn new(backend: Backend, key: &[u8]) -> Result<Self, UnsupportedBackend> {
+        let ks = Schedule::<NR>::new(key);
+        keys!(new backend, |t, E| E::expand(t, &ks))
+    }
+
+    #[inline]
+    pub(crate) fn encrypt(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        keys!(self, |k, E| E::encrypt(k, f))
+    }
+
+    #[inline]
+    pub(crate) fn decrypt(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+        keys!(self, |k, E| E::decrypt(k, f))
+    }
+
+    #[inline]
+    pub(crate) fn encrypt1(&self, block: InOut<'_, '_, Block>) {
+        keys!(self, |k, E| E::encrypt1(k, block))
+    }
+
+    #[inline]
+    pub(crate) fn decrypt1(&self, block: InOut<'_, '_, Block>) {
+        keys!(self, |k, E| E::decrypt1(k, block))
+    }
+
+    #[inline]
+    pub(crate) fn ctr32(&self, nonce: &[u8; 12], ctr: u32, blocks: InOutBuf<'_, '_, Block>) {
+        keys!(self, |k, E| E::ctr32(k, nonce, ctr, blocks))
+    }
 }
 
 /// Start-up self-test (feature `self-test`): FIPS-197 C.1 (AES-128) and C.3
