@@ -69,6 +69,28 @@ const ARMV7_NEON: Config = Config {
     impls: &[],
 };
 
+/// AES through `ctr` (backend name) and our own CTR (`-ctr`) on the NEON
+/// backends.
+const AES_NEON: &[&str] = &[
+    "hybrid",
+    "hybrid-ctr",
+    "vpaes",
+    "bsaes",
+    "bsaes-ctr",
+    "soft",
+    "rustcrypto",
+];
+const GCM: &[&str] = &["ct-128", "ring-128", "rustcrypto-128", "ct-256", "ring-256"];
+const ADIANTUM: &[&str] = &[
+    "adiantum12",
+    "adiantum12-soft",
+    "adiantum20",
+    "adiantum8",
+    "hpolyc12",
+    "xts",
+    "ref12",
+];
+
 const JOBS: &[Job] = &[
     Job {
         name: "aes",
@@ -80,27 +102,11 @@ const JOBS: &[Job] = &[
                 ..AARCH64_AES
             },
             Config {
-                impls: &[
-                    "hybrid",
-                    "hybrid-ctr",
-                    "vpaes",
-                    "bsaes",
-                    "bsaes-ctr",
-                    "soft",
-                    "rustcrypto",
-                ],
+                impls: AES_NEON,
                 ..AARCH64_NO_CRYPTO
             },
             Config {
-                impls: &[
-                    "hybrid",
-                    "hybrid-ctr",
-                    "vpaes",
-                    "bsaes",
-                    "bsaes-ctr",
-                    "soft",
-                    "rustcrypto",
-                ],
+                impls: AES_NEON,
                 ..ARMV7_NEON
             },
         ],
@@ -130,15 +136,15 @@ const JOBS: &[Job] = &[
         reference: "ring",
         configs: &[
             Config {
-                impls: &["ct-128", "ring-128", "rustcrypto-128", "ct-256", "ring-256"],
+                impls: GCM,
                 ..AARCH64_AES
             },
             Config {
-                impls: &["ct-128", "ring-128", "rustcrypto-128", "ct-256", "ring-256"],
+                impls: GCM,
                 ..AARCH64_NO_CRYPTO
             },
             Config {
-                impls: &["ct-128", "ring-128", "rustcrypto-128", "ct-256", "ring-256"],
+                impls: GCM,
                 ..ARMV7_NEON
             },
         ],
@@ -149,27 +155,11 @@ const JOBS: &[Job] = &[
         reference: "ref12",
         configs: &[
             Config {
-                impls: &[
-                    "adiantum12",
-                    "adiantum12-soft",
-                    "adiantum20",
-                    "adiantum8",
-                    "hpolyc12",
-                    "xts",
-                    "ref12",
-                ],
+                impls: ADIANTUM,
                 ..AARCH64_AES
             },
             Config {
-                impls: &[
-                    "adiantum12",
-                    "adiantum12-soft",
-                    "adiantum20",
-                    "adiantum8",
-                    "hpolyc12",
-                    "xts",
-                    "ref12",
-                ],
+                impls: ADIANTUM,
                 ..ARMV7_NEON
             },
         ],
