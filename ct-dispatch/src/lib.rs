@@ -73,7 +73,9 @@ pub mod build;
 /// * `keys!(new backend, |t, E| value)`: the enum of backend `backend`,
 ///   holding `value`, built only after `E::token()` (the CPU check) handed
 ///   out token `t`; `Err(UnsupportedBackend(backend))` if it did not or the
-///   backend is not compiled in. `E` names the backend's engine type;
+///   backend is not compiled in. `E` names the backend's engine type. A
+///   `?` in `value` returns from the enclosing function (for a constructor
+///   that can also fail otherwise);
 /// * `keys!(expr, |k, E| body)`: `body` with `k` bound to what the value
 ///   `expr` holds (by reference if `expr` is a reference) and `E` naming
 ///   its engine type.

@@ -87,6 +87,14 @@ mod keys {
         pub(crate) fn sum(&self) -> u32 {
             keys!(self, |k, E| E::sum::<N>(k))
         }
+
+        /// A constructor that can fail besides the CPU check (as
+        /// aes-gcm-ct's, for a key of the wrong length): `?` in the value
+        /// returns from this function.
+        pub(crate) fn new_odd(backend: Backend, seed: u8) -> Option<Self> {
+            let odd = (seed % 2 == 1).then_some(seed);
+            keys!(new backend, |t, E| E::new_key::<N>(t, odd?)).ok()
+        }
     }
 }
 
@@ -128,6 +136,13 @@ fn built_only_through_a_token() {
         Keys::<4>::new(Backend::Fails, 3).unwrap_err(),
         UnsupportedBackend(Backend::Fails)
     );
+}
+
+#[test]
+fn a_failing_value_returns_through_question_mark() {
+    assert_eq!(Keys::<2>::new_odd(Backend::Passes, 3).unwrap().sum(), 6);
+    assert!(Keys::<2>::new_odd(Backend::Passes, 4).is_none());
+    assert!(Keys::<2>::new_odd(Backend::Fails, 3).is_none());
 }
 
 #[test]
