@@ -194,6 +194,33 @@ impl Gcm {
         r.map_err(|_| Error::EncryptError)
     }
 
+    /// One record's payload (`total` bytes): the last `explicit` bytes of
+    /// the nonce (TLS 1.2's explicit nonce, sent in the clear), the
+    /// plaintext, `inner_type` (TLS 1.3's content type), sealed from the
+    /// plaintext on under nonce = `iv` xor `seq` and the additional data
+    /// `aad(plaintext length)`, then the tag.
+    #[allow(clippy::too_many_arguments)]
+    fn seal_record<A: AsRef<[u8]>>(
+        &self,
+        iv: &[u8; NONCE_LEN],
+        seq: u64,
+        msg: &OutboundPlainMessage<'_>,
+        explicit: usize,
+        inner_type: &[u8],
+        total: usize,
+        aad: impl FnOnce(usize) -> A,
+    ) -> Result<PrefixedPayload, Error> {
+        let nonce = iv_xor_seq(iv, seq);
+        let mut payload = PrefixedPayload::with_capacity(total);
+        payload.extend_from_slice(&nonce[NONCE_LEN - explicit..]);
+        payload.extend_from_chunks(&msg.payload);
+        payload.extend_from_slice(inner_type);
+        let aad = aad(msg.payload.len());
+        let tag = self.seal(&nonce, aad.as_ref(), &mut payload.as_mut()[explicit..])?;
+        payload.extend_from_slice(&tag);
+        Ok(payload)
+    }
+
     /// Check `tag` and decrypt `buf` in place.
     fn open(
         &self,
@@ -250,6 +277,31 @@ impl MessageDecrypter for Broken {
     }
 }
 
+/// A record key: rustls asks for each direction with its own factory call.
+trait RecordKey: MessageEncrypter + MessageDecrypter {}
+impl<T: MessageEncrypter + MessageDecrypter> RecordKey for T {}
+
+/// The record key, or one that fails every record with the reason.
+fn or_broken<K: RecordKey + 'static>(k: Result<K, String>) -> Box<dyn RecordKey> {
+    match k {
+        Ok(k) => Box::new(k),
+        Err(e) => Box::new(Broken(e)),
+    }
+}
+
+/// The keys of an AES-GCM record key, for kTLS-style export.
+fn traffic_secrets(
+    key_len: usize,
+    key: AeadKey,
+    iv: Iv,
+) -> Result<ConnectionTrafficSecrets, UnsupportedOperationError> {
+    match key_len {
+        16 => Ok(ConnectionTrafficSecrets::Aes128Gcm { key, iv }),
+        32 => Ok(ConnectionTrafficSecrets::Aes256Gcm { key, iv }),
+        _ => Err(UnsupportedOperationError),
+    }
+}
+
 fn iv_xor_seq(iv: &[u8; NONCE_LEN], seq: u64) -> [u8; NONCE_LEN] {
     let mut n = *iv;
     for (b, s) in n[4..].iter_mut().zip(seq.to_be_bytes()) {
@@ -281,17 +333,11 @@ fn tls13_key(key: &AeadKey, iv: &Iv) -> Result<Tls13Key, String> {
 
 impl Tls13AeadAlgorithm for Tls13Gcm {
     fn encrypter(&self, key: AeadKey, iv: Iv) -> Box<dyn MessageEncrypter> {
-        match tls13_key(&key, &iv) {
-            Ok(k) => Box::new(k),
-            Err(e) => Box::new(Broken(e)),
-        }
+        or_broken(tls13_key(&key, &iv))
     }
 
     fn decrypter(&self, key: AeadKey, iv: Iv) -> Box<dyn MessageDecrypter> {
-        match tls13_key(&key, &iv) {
-            Ok(k) => Box::new(k),
-            Err(e) => Box::new(Broken(e)),
-        }
+        or_broken(tls13_key(&key, &iv))
     }
 
     fn key_len(&self) -> usize {
@@ -303,11 +349,7 @@ impl Tls13AeadAlgorithm for Tls13Gcm {
         key: AeadKey,
         iv: Iv,
     ) -> Result<ConnectionTrafficSecrets, UnsupportedOperationError> {
-        match self.key_len {
-            16 => Ok(ConnectionTrafficSecrets::Aes128Gcm { key, iv }),
-            32 => Ok(ConnectionTrafficSecrets::Aes256Gcm { key, iv }),
-            _ => Err(UnsupportedOperationError),
-        }
+        traffic_secrets(self.key_len, key, iv)
     }
 }
 
@@ -318,14 +360,12 @@ impl MessageEncrypter for Tls13Key {
         seq: u64,
     ) -> Result<OutboundOpaqueMessage, Error> {
         let total = self.encrypted_payload_len(msg.payload.len());
-        let mut payload = PrefixedPayload::with_capacity(total);
-        payload.extend_from_chunks(&msg.payload);
-        payload.extend_from_slice(&msg.typ.to_array());
-        let nonce = iv_xor_seq(&self.iv, seq);
-        let tag = self
+        let typ = msg.typ.to_array();
+        let payload = self
             .gcm
-            .seal(&nonce, &make_tls13_aad(total), payload.as_mut())?;
-        payload.extend_from_slice(&tag);
+            .seal_record(&self.iv, seq, &msg, 0, &typ, total, |_| {
+                make_tls13_aad(total)
+            })?;
         Ok(OutboundOpaqueMessage::new(
             ContentType::ApplicationData,
             ProtocolVersion::TLSv1_2,
@@ -388,17 +428,11 @@ fn tls12_key(key: &AeadKey, salt: &[u8], extra: &[u8]) -> Result<Tls12Key, Strin
 
 impl Tls12AeadAlgorithm for Tls12Gcm {
     fn encrypter(&self, key: AeadKey, iv: &[u8], extra: &[u8]) -> Box<dyn MessageEncrypter> {
-        match tls12_key(&key, iv, extra) {
-            Ok(k) => Box::new(k),
-            Err(e) => Box::new(Broken(e)),
-        }
+        or_broken(tls12_key(&key, iv, extra))
     }
 
     fn decrypter(&self, key: AeadKey, iv: &[u8]) -> Box<dyn MessageDecrypter> {
-        match tls12_key(&key, iv, &[]) {
-            Ok(k) => Box::new(k),
-            Err(e) => Box::new(Broken(e)),
-        }
+        or_broken(tls12_key(&key, iv, &[]))
     }
 
     fn key_block_shape(&self) -> KeyBlockShape {
@@ -421,12 +455,7 @@ impl Tls12AeadAlgorithm for Tls12Gcm {
         }
         full[..4].copy_from_slice(iv);
         full[4..].copy_from_slice(explicit);
-        let iv = Iv::new(full);
-        match self.key_len {
-            16 => Ok(ConnectionTrafficSecrets::Aes128Gcm { key, iv }),
-            32 => Ok(ConnectionTrafficSecrets::Aes256Gcm { key, iv }),
-            _ => Err(UnsupportedOperationError),
-        }
+        traffic_secrets(self.key_len, key, Iv::new(full))
     }
 }
 
@@ -437,15 +466,11 @@ impl MessageEncrypter for Tls12Key {
         seq: u64,
     ) -> Result<OutboundOpaqueMessage, Error> {
         let total = self.encrypted_payload_len(msg.payload.len());
-        let mut payload = PrefixedPayload::with_capacity(total);
-        let nonce = iv_xor_seq(&self.iv, seq);
-        let aad = make_tls12_aad(seq, msg.typ, msg.version, msg.payload.len());
-        payload.extend_from_slice(&nonce[4..]);
-        payload.extend_from_chunks(&msg.payload);
-        let tag = self
-            .gcm
-            .seal(&nonce, &aad, &mut payload.as_mut()[EXPLICIT_NONCE_LEN..])?;
-        payload.extend_from_slice(&tag);
+        let payload =
+            self.gcm
+                .seal_record(&self.iv, seq, &msg, EXPLICIT_NONCE_LEN, &[], total, |len| {
+                    make_tls12_aad(seq, msg.typ, msg.version, len)
+                })?;
         Ok(OutboundOpaqueMessage::new(msg.typ, msg.version, payload))
     }
 

@@ -503,6 +503,7 @@ fn describe(e: &std::io::Error) -> String {
 }
 
 /// What one of our endpoints did.
+#[derive(Default)]
 struct Side {
     received: Vec<u8>,
     suite: Option<CipherSuite>,
@@ -511,12 +512,7 @@ struct Side {
 
 /// Our client: send `up`, receive [`TRANSFER`] bytes, close.
 fn our_client(config: Arc<ClientConfig>, addr: SocketAddr, up: Vec<u8>) -> Side {
-    let mut side = Side {
-        received: Vec::new(),
-        suite: None,
-        error: None,
-    };
-    let r = (|| -> std::io::Result<()> {
+    endpoint(|side| {
         let tcp = connect(addr)?;
         let name =
             ServerName::try_from("localhost").map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -525,56 +521,25 @@ fn our_client(config: Arc<ClientConfig>, addr: SocketAddr, up: Vec<u8>) -> Side 
         tls.write_all(&up)?;
         tls.flush()?;
         side.suite = tls.conn.negotiated_cipher_suite().map(|s| s.suite());
-        let mut got = vec![0u8; TRANSFER];
-        let mut n = 0;
-        while n < TRANSFER {
-            match tls.read(&mut got[n..]) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) => {
-                    got.truncate(n);
-                    side.received = got;
-                    return Err(e);
-                }
-            }
-        }
-        got.truncate(n);
-        side.received = got;
+        let r;
+        (side.received, r) = receive(&mut tls);
+        r?;
         tls.conn.send_close_notify();
         tls.flush()?;
         drain(&mut tls);
         Ok(())
-    })();
-    side.error = r.err();
-    side
+    })
 }
 
 /// Our server: receive [`TRANSFER`] bytes, send `down`, close.
 fn our_server(config: Arc<ServerConfig>, tcp: TcpStream, down: Vec<u8>) -> Side {
-    let mut side = Side {
-        received: Vec::new(),
-        suite: None,
-        error: None,
-    };
-    let r = (|| -> std::io::Result<()> {
+    endpoint(|side| {
         tcp.set_read_timeout(Some(TIMEOUT))?;
         tcp.set_write_timeout(Some(TIMEOUT))?;
         let conn = ServerConnection::new(config).map_err(std::io::Error::other)?;
         let mut tls = StreamOwned::new(conn, tcp);
-        let mut got = vec![0u8; TRANSFER];
-        let mut n = 0;
-        let r = loop {
-            if n == TRANSFER {
-                break Ok(());
-            }
-            match tls.read(&mut got[n..]) {
-                Ok(0) => break Ok(()),
-                Ok(k) => n += k,
-                Err(e) => break Err(e),
-            }
-        };
-        got.truncate(n);
-        side.received = got;
+        let r;
+        (side.received, r) = receive(&mut tls);
         side.suite = tls.conn.negotiated_cipher_suite().map(|s| s.suite());
         r?;
         tls.write_all(&down)?;
@@ -583,9 +548,34 @@ fn our_server(config: Arc<ServerConfig>, tcp: TcpStream, down: Vec<u8>) -> Side 
         tls.flush()?;
         drain(&mut tls);
         Ok(())
-    })();
-    side.error = r.err();
+    })
+}
+
+/// Run one of our endpoints: what it received and negotiated, and the
+/// error that ended it, if any.
+fn endpoint(run: impl FnOnce(&mut Side) -> std::io::Result<()>) -> Side {
+    let mut side = Side::default();
+    side.error = run(&mut side).err();
     side
+}
+
+/// Read up to [`TRANSFER`] bytes, until the peer closes or an error: what
+/// arrived, and the error if any.
+fn receive(tls: &mut impl Read) -> (Vec<u8>, std::io::Result<()>) {
+    let mut got = vec![0u8; TRANSFER];
+    let mut n = 0;
+    let r = loop {
+        if n == TRANSFER {
+            break Ok(());
+        }
+        match tls.read(&mut got[n..]) {
+            Ok(0) => break Ok(()),
+            Ok(k) => n += k,
+            Err(e) => break Err(e),
+        }
+    };
+    got.truncate(n);
+    (got, r)
 }
 
 /// After our close_notify: read until the peer closes too, so closing our
@@ -664,208 +654,263 @@ fn run_one(
     let up = data(seed);
     let down = data(seed ^ 0x9e37_79b9_7f4a_7c15);
     let before = aead::counts();
-    let tag = format!("{}-{:?}-{seed}", s.name, sc);
-    let detail = match sc {
-        Scenario::Client | Scenario::ClientTamperIn | Scenario::ClientTamperOut => {
-            let config = client_config(ctx, s, ours)?;
-            let (mut proc, stdin, stdout, port) = start_s_server(ctx, s, &tag)?;
-            let got = Arc::new(AtomicUsize::new(0));
-            let reader = collect(stdout, got.clone());
-            let server: SocketAddr = ([127, 0, 0, 1], port).into();
-            let flip = match sc {
-                Scenario::ClientTamperIn => Some(Flip::ToClient),
-                Scenario::ClientTamperOut => Some(Flip::ToServer),
-                _ => None,
-            };
-            let relay = match flip {
-                Some(f) => Some(Relay::start(server, f, TIMEOUT)?),
-                None => None,
-            };
-            let target = relay.as_ref().map_or(server, |r| r.addr);
-            let client = {
-                let up = up.clone();
-                std::thread::spawn(move || our_client(config, target, up))
-            };
-            // s_server sends its 1 MiB once ours has arrived, so neither
-            // side writes while the other is blocked writing.
-            let deadline = Instant::now() + TIMEOUT;
-            let mut stdin = Some(stdin);
-            let mut feeder = None;
-            while !client.is_finished() && Instant::now() < deadline {
-                if got.load(Ordering::SeqCst) >= TRANSFER
-                    && let Some(i) = stdin.take()
-                {
-                    feeder = Some(feed(i, down.clone()));
-                }
-                if proc.exited().is_some()
-                    && feeder.is_none()
-                    && got.load(Ordering::SeqCst) < TRANSFER
-                {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            let side = client.join().map_err(|_| "client thread panicked")?;
-            drop(stdin);
-            let status = proc.wait();
-            if let Some(f) = feeder {
-                let _ = f.join();
-            }
-            let server_got = reader.join().map_err(|_| "reader thread panicked")?;
-            let stderr = proc.stderr();
-            let relayed = relay.map(Relay::finish).transpose();
-            let status = status?;
-            match sc {
-                Scenario::Client => {
-                    if let Some(e) = &side.error {
-                        return Err(format!(
-                            "our client: {}; s_server: {}",
-                            describe(e),
-                            stderr.trim()
-                        ));
-                    }
-                    check_suite(s, side.suite)?;
-                    check_same("s_server -> our client", &side.received, &down)?;
-                    check_same("our client -> s_server", &server_got, &up)?;
-                    if !status.success() {
-                        return Err(format!("s_server exited with {status}: {}", stderr.trim()));
-                    }
-                    check_counts(aead::counts() - before)?
-                }
-                Scenario::ClientTamperIn => {
-                    let what = relayed?.unwrap_or_default();
-                    match side.error.as_ref().map(|e| (tls_error(e), e)) {
-                        Some((Some(rustls::Error::DecryptError), _)) => {}
-                        Some((_, e)) => {
-                            return Err(format!(
-                                "our client failed, but not with a decrypt error: {}",
-                                describe(e)
-                            ));
-                        }
-                        None => return Err("our client accepted the tampered record".into()),
-                    }
-                    let d = aead::counts() - before;
-                    if d.rejected == 0 {
-                        return Err(
-                            "rustls reported a decrypt error but our open rejected nothing".into(),
-                        );
-                    }
-                    format!(
-                        "rejected by our open ({what}; {} of {} opens rejected)",
-                        d.rejected, d.opens
-                    )
-                }
-                _ => {
-                    let what = relayed?.unwrap_or_default();
-                    let lower = stderr.to_ascii_lowercase();
-                    if !lower.contains("bad record mac") {
-                        return Err(format!(
-                            "s_server did not report a bad record MAC; its stderr: {}",
-                            stderr.trim()
-                        ));
-                    }
-                    if server_got.len() >= TRANSFER {
-                        return Err(
-                            "s_server passed on all the data despite the flipped byte".into()
-                        );
-                    }
-                    let alert = match side.error.as_ref().map(tls_error) {
-                        Some(Some(rustls::Error::AlertReceived(
-                            AlertDescription::BadRecordMac,
-                        ))) => "; our client got its bad_record_mac alert",
-                        _ => "",
-                    };
-                    format!("rejected by OpenSSL, \"bad record mac\" ({what}){alert}")
-                }
-            }
+    let c = Conn {
+        ctx,
+        s,
+        ours,
+        sc,
+        tag: format!("{}-{:?}-{seed}", s.name, sc),
+        up,
+        down,
+    };
+    let run = match sc {
+        Scenario::Client | Scenario::ClientTamperIn | Scenario::ClientTamperOut => run_client(&c)?,
+        Scenario::Server | Scenario::ServerTamperIn => run_server(&c)?,
+    };
+    verdict(&c, run, before)
+}
+
+/// One connection to make: the suite, the scenario, and the data each way
+/// (`up` from the client, `down` from the server).
+struct Conn<'a> {
+    ctx: &'a Ctx,
+    s: &'a Suite,
+    ours: &'a SupportedCipherSuite,
+    sc: Scenario,
+    /// Names this connection's files in the scratch folder.
+    tag: String,
+    up: Vec<u8>,
+    down: Vec<u8>,
+}
+
+/// What one connection left behind, from either side.
+struct Run {
+    /// Our endpoint ("our client" / "our server") and OpenSSL's.
+    ours: &'static str,
+    peer: &'static str,
+    side: Side,
+    /// What the OpenSSL peer received (its stdout), its stderr and exit.
+    peer_got: Vec<u8>,
+    stderr: String,
+    status: std::process::ExitStatus,
+    /// The relay's account of the record it flipped (tamper scenarios).
+    relayed: Result<Option<String>, String>,
+}
+
+impl Run {
+    /// Gather what a connection left behind once the peer `proc` has
+    /// ended (`status`): our side's account, the peer's received data
+    /// (`reader`), its stderr, and the relay's account.
+    fn gather(
+        names: [&'static str; 2],
+        side: Side,
+        reader: JoinHandle<Vec<u8>>,
+        proc: &Proc,
+        relay: Option<Relay>,
+        status: Result<std::process::ExitStatus, String>,
+    ) -> Result<Run, String> {
+        let peer_got = reader.join().map_err(|_| "reader thread panicked")?;
+        Ok(Run {
+            ours: names[0],
+            peer: names[1],
+            side,
+            peer_got,
+            stderr: proc.stderr(),
+            relayed: relay.map(Relay::finish).transpose(),
+            status: status?,
+        })
+    }
+}
+
+/// Our client against `openssl s_server` (through a flipping relay in the
+/// client tamper scenarios): `up` from us, `down` from s_server.
+fn run_client(c: &Conn<'_>) -> Result<Run, String> {
+    let Conn {
+        ctx, s, ours, sc, ..
+    } = *c;
+    let config = client_config(ctx, s, ours)?;
+    let (mut proc, stdin, stdout, port) = start_s_server(ctx, s, &c.tag)?;
+    let got = Arc::new(AtomicUsize::new(0));
+    let reader = collect(stdout, got.clone());
+    let server: SocketAddr = ([127, 0, 0, 1], port).into();
+    let flip = match sc {
+        Scenario::ClientTamperIn => Some(Flip::ToClient),
+        Scenario::ClientTamperOut => Some(Flip::ToServer),
+        _ => None,
+    };
+    let relay = match flip {
+        Some(f) => Some(Relay::start(server, f, TIMEOUT)?),
+        None => None,
+    };
+    let target = relay.as_ref().map_or(server, |r| r.addr);
+    let client = {
+        let up = c.up.clone();
+        std::thread::spawn(move || our_client(config, target, up))
+    };
+    // s_server sends its 1 MiB once ours has arrived, so neither
+    // side writes while the other is blocked writing.
+    let deadline = Instant::now() + TIMEOUT;
+    let mut stdin = Some(stdin);
+    let mut feeder = None;
+    while !client.is_finished() && Instant::now() < deadline {
+        if got.load(Ordering::SeqCst) >= TRANSFER
+            && let Some(i) = stdin.take()
+        {
+            feeder = Some(feed(i, c.down.clone()));
         }
-        Scenario::Server | Scenario::ServerTamperIn => {
-            let config = server_config(ctx, s, ours)?;
-            let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
-            let addr = listener
-                .local_addr()
-                .map_err(|e| format!("local_addr: {e}"))?;
-            let relay = match sc {
-                Scenario::ServerTamperIn => Some(Relay::start(addr, Flip::ToServer, TIMEOUT)?),
-                _ => None,
+        if proc.exited().is_some() && feeder.is_none() && got.load(Ordering::SeqCst) < TRANSFER {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let side = client.join().map_err(|_| "client thread panicked")?;
+    drop(stdin);
+    let status = proc.wait();
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    Run::gather(
+        ["our client", "s_server"],
+        side,
+        reader,
+        &proc,
+        relay,
+        status,
+    )
+}
+
+/// `openssl s_client` against our server (through a flipping relay in
+/// the server tamper scenario): `up` from s_client, `down` from us.
+fn run_server(c: &Conn<'_>) -> Result<Run, String> {
+    let Conn {
+        ctx, s, ours, sc, ..
+    } = *c;
+    let config = server_config(ctx, s, ours)?;
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("local_addr: {e}"))?;
+    let relay = match sc {
+        Scenario::ServerTamperIn => Some(Relay::start(addr, Flip::ToServer, TIMEOUT)?),
+        _ => None,
+    };
+    let target = relay.as_ref().map_or(addr, |r| r.addr);
+    let mut cmd = ctx.openssl();
+    cmd.args([
+        "s_client",
+        "-quiet",
+        "-nocommands",
+        "-verify_quiet",
+        "-verify_return_error",
+    ])
+    .args([
+        "-servername",
+        "localhost",
+        "-verify_hostname",
+        "localhost",
+        "-CAfile",
+        "ca.pem",
+    ])
+    .arg("-connect")
+    .arg(target.to_string())
+    .args(s.openssl_args());
+    let (mut proc, stdin, stdout) = Proc::spawn(
+        cmd,
+        "openssl s_client".into(),
+        ctx.dir.join(format!("{}.stderr", c.tag)),
+    )?;
+    let got = Arc::new(AtomicUsize::new(0));
+    let reader = collect(stdout, got);
+    let feeder = feed(stdin, c.up.clone());
+    let tcp = accept(&listener, &mut proc)?;
+    let side = our_server(config, tcp, c.down.clone());
+    let status = proc.wait();
+    let _ = feeder.join();
+    Run::gather(
+        ["our server", "s_client"],
+        side,
+        reader,
+        &proc,
+        relay,
+        status,
+    )
+}
+
+/// Did connection `r` of scenario `sc` go as it must? `Ok` carries the
+/// line to print.
+fn verdict(c: &Conn<'_>, r: Run, before: Counts) -> Result<String, String> {
+    let (ours, peer) = (r.ours, r.peer);
+    match c.sc {
+        Scenario::Client | Scenario::Server => {
+            let (we_sent, peer_sent) = match c.sc {
+                Scenario::Client => (&c.up, &c.down),
+                _ => (&c.down, &c.up),
             };
-            let target = relay.as_ref().map_or(addr, |r| r.addr);
-            let mut cmd = ctx.openssl();
-            cmd.args([
-                "s_client",
-                "-quiet",
-                "-nocommands",
-                "-verify_quiet",
-                "-verify_return_error",
-            ])
-            .args([
-                "-servername",
-                "localhost",
-                "-verify_hostname",
-                "localhost",
-                "-CAfile",
-                "ca.pem",
-            ])
-            .arg("-connect")
-            .arg(target.to_string())
-            .args(s.openssl_args());
-            let (mut proc, stdin, stdout) = Proc::spawn(
-                cmd,
-                "openssl s_client".into(),
-                ctx.dir.join(format!("{tag}.stderr")),
-            )?;
-            let got = Arc::new(AtomicUsize::new(0));
-            let reader = collect(stdout, got);
-            let feeder = feed(stdin, up.clone());
-            let tcp = accept(&listener, &mut proc)?;
-            let side = our_server(config, tcp, down.clone());
-            let status = proc.wait();
-            let _ = feeder.join();
-            let client_got = reader.join().map_err(|_| "reader thread panicked")?;
-            let stderr = proc.stderr();
-            let relayed = relay.map(Relay::finish).transpose();
-            let status = status?;
-            if sc == Scenario::Server {
-                if let Some(e) = &side.error {
+            if let Some(e) = &r.side.error {
+                return Err(format!(
+                    "{ours}: {}; {peer}: {}",
+                    describe(e),
+                    r.stderr.trim()
+                ));
+            }
+            check_suite(c.s, r.side.suite)?;
+            check_same(&format!("{peer} -> {ours}"), &r.side.received, peer_sent)?;
+            check_same(&format!("{ours} -> {peer}"), &r.peer_got, we_sent)?;
+            if !r.status.success() {
+                return Err(format!(
+                    "{peer} exited with {}: {}",
+                    r.status,
+                    r.stderr.trim()
+                ));
+            }
+            check_counts(aead::counts() - before)
+        }
+        Scenario::ClientTamperIn | Scenario::ServerTamperIn => {
+            let what = r.relayed?.unwrap_or_default();
+            match r.side.error.as_ref().map(|e| (tls_error(e), e)) {
+                Some((Some(rustls::Error::DecryptError), _)) => {}
+                Some((_, e)) => {
                     return Err(format!(
-                        "our server: {}; s_client: {}",
-                        describe(e),
-                        stderr.trim()
+                        "{ours} failed, but not with a decrypt error: {}",
+                        describe(e)
                     ));
                 }
-                check_suite(s, side.suite)?;
-                check_same("s_client -> our server", &side.received, &up)?;
-                check_same("our server -> s_client", &client_got, &down)?;
-                if !status.success() {
-                    return Err(format!("s_client exited with {status}: {}", stderr.trim()));
-                }
-                check_counts(aead::counts() - before)?
-            } else {
-                let what = relayed?.unwrap_or_default();
-                match side.error.as_ref().map(|e| (tls_error(e), e)) {
-                    Some((Some(rustls::Error::DecryptError), _)) => {}
-                    Some((_, e)) => {
-                        return Err(format!(
-                            "our server failed, but not with a decrypt error: {}",
-                            describe(e)
-                        ));
-                    }
-                    None => return Err("our server accepted the tampered record".into()),
-                }
-                let d = aead::counts() - before;
-                if d.rejected == 0 {
-                    return Err(
-                        "rustls reported a decrypt error but our open rejected nothing".into(),
-                    );
-                }
-                format!(
-                    "rejected by our open ({what}; {} of {} opens rejected)",
-                    d.rejected, d.opens
-                )
+                None => return Err(format!("{ours} accepted the tampered record")),
             }
+            let d = aead::counts() - before;
+            if d.rejected == 0 {
+                return Err("rustls reported a decrypt error but our open rejected nothing".into());
+            }
+            Ok(format!(
+                "rejected by our open ({what}; {} of {} opens rejected)",
+                d.rejected, d.opens
+            ))
         }
-    };
-    Ok(detail)
+        Scenario::ClientTamperOut => {
+            let what = r.relayed?.unwrap_or_default();
+            let lower = r.stderr.to_ascii_lowercase();
+            if !lower.contains("bad record mac") {
+                return Err(format!(
+                    "{peer} did not report a bad record MAC; its stderr: {}",
+                    r.stderr.trim()
+                ));
+            }
+            if r.peer_got.len() >= TRANSFER {
+                return Err(format!(
+                    "{peer} passed on all the data despite the flipped byte"
+                ));
+            }
+            let alert = match r.side.error.as_ref().map(tls_error) {
+                Some(Some(rustls::Error::AlertReceived(AlertDescription::BadRecordMac))) => {
+                    format!("; {ours} got its bad_record_mac alert")
+                }
+                _ => String::new(),
+            };
+            Ok(format!(
+                "rejected by OpenSSL, \"bad record mac\" ({what}){alert}"
+            ))
+        }
+    }
 }
 
 /// Start `openssl s_server` for suite `s` on a free port of 127.0.0.1 and
@@ -936,34 +981,22 @@ fn listening(port: u16) -> bool {
     }
 }
 
+/// The peer `proc`'s connection to `listener`, within [`TIMEOUT`].
 fn accept(listener: &TcpListener, proc: &mut Proc) -> Result<TcpStream, String> {
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("listener: {e}"))?;
     let deadline = Instant::now() + TIMEOUT;
-    loop {
-        match listener.accept() {
-            Ok((s, _)) => {
-                s.set_nonblocking(false)
-                    .map_err(|e| format!("accept: {e}"))?;
-                return Ok(s);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if let Some(st) = proc.exited() {
-                    return Err(format!(
-                        "{} exited ({st}) before connecting: {}",
-                        proc.what,
-                        proc.stderr().trim()
-                    ));
-                }
-                if Instant::now() > deadline {
-                    return Err(format!("{} did not connect within {TIMEOUT:?}", proc.what));
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(e) => return Err(format!("accept: {e}")),
+    relay::accept_while(listener, || {
+        if let Some(st) = proc.exited() {
+            return Err(format!(
+                "{} exited ({st}) before connecting: {}",
+                proc.what,
+                proc.stderr().trim()
+            ));
         }
-    }
+        if Instant::now() > deadline {
+            return Err(format!("{} did not connect within {TIMEOUT:?}", proc.what));
+        }
+        Ok(())
+    })
 }
 
 fn check_suite(s: &Suite, got: Option<CipherSuite>) -> Result<(), String> {

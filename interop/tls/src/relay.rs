@@ -97,24 +97,38 @@ fn connect(upstream: SocketAddr, timeout: Duration) -> Result<TcpStream, String>
 }
 
 fn accept(listener: &TcpListener, timeout: Duration) -> Result<TcpStream, String> {
+    let deadline = Instant::now() + timeout;
+    accept_while(listener, || {
+        if Instant::now() > deadline {
+            Err("nobody connected".into())
+        } else {
+            Ok(())
+        }
+    })
+    .map_err(|e| format!("relay: {e}"))
+}
+
+/// The first connection to `listener`, polled every few milliseconds
+/// while `waiting()` is `Ok`; its error ends the wait.
+pub fn accept_while(
+    listener: &TcpListener,
+    mut waiting: impl FnMut() -> Result<(), String>,
+) -> Result<TcpStream, String> {
     listener
         .set_nonblocking(true)
-        .map_err(|e| format!("relay: {e}"))?;
-    let deadline = Instant::now() + timeout;
+        .map_err(|e| format!("listener: {e}"))?;
     loop {
         match listener.accept() {
             Ok((s, _)) => {
                 s.set_nonblocking(false)
-                    .map_err(|e| format!("relay: {e}"))?;
+                    .map_err(|e| format!("accept: {e}"))?;
                 return Ok(s);
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if Instant::now() > deadline {
-                    return Err("relay: nobody connected".into());
-                }
-                std::thread::sleep(Duration::from_millis(10));
+                waiting()?;
+                std::thread::sleep(Duration::from_millis(5));
             }
-            Err(e) => return Err(format!("relay: accept: {e}")),
+            Err(e) => return Err(format!("accept: {e}")),
         }
     }
 }
