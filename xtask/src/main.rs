@@ -14,6 +14,7 @@ mod nostd;
 mod package;
 mod portable;
 mod prereq;
+mod regen_asm;
 mod speed;
 mod test;
 mod tls;
@@ -70,6 +71,11 @@ const COMMANDS: &[(&str, Command, &str)] = &[
         "fuzz",
         fuzz::main,
         "short cargo-fuzz runs of every target (`--seconds N`)",
+    ),
+    (
+        "regen-asm",
+        regen_asm::main,
+        "rerun gen_bsaes.py, diff against the committed armv7 assembly (`--write`: replace it)",
     ),
     (
         "miri",

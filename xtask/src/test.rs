@@ -14,12 +14,13 @@
 //! backends' suites on s390x (big-endian) and riscv64 under qemu
 //! (`portable.rs`); the bare-metal builds (`nostd.rs`); rustls over our
 //! AES-GCM against OpenSSL (`tls.rs`), `cargo doc` with warnings denied
-//! and the publish dry run (`package.rs`), after the host tests; the generated
-//! armv7 assembly against its generator (started at the beginning, beside
-//! the builds, since it runs for minutes on one core). Before
-//! each qemu run a probe binary (`xtask/shim/hwprobe.rs`) prints the CPU
-//! features the guest sees, and the run fails if they are not the ones
-//! that run is meant to test.
+//! and the publish dry run (`package.rs`), after the host tests. Right after
+//! the rustfmt check, the generated armv7 assembly's header against its
+//! generator, the S-box section it read and its settings (SHA-256s,
+//! `regen_asm.rs`; milliseconds, `cargo xtask regen-asm` reruns the
+//! generator). Before each qemu run a probe binary
+//! (`xtask/shim/hwprobe.rs`) prints the CPU features the guest sees, and
+//! the run fails if they are not the ones that run is meant to test.
 //!
 //! A step whose prerequisites are missing and cannot be installed is
 //! skipped with the reason printed, except in CI (`CI` set), where that is
@@ -135,6 +136,12 @@ fn steps() -> Vec<Step> {
             None,
             vec![RUSTFMT],
             cargo_step(&["fmt", "--all", "--check"]),
+        ),
+        step(
+            "generated armv7 assembly: header hashes match its generator, S-box section and settings",
+            None,
+            vec![],
+            Box::new(crate::regen_asm::check),
         ),
         step(
             "clippy, host",
@@ -356,14 +363,6 @@ fn steps() -> Vec<Step> {
             Box::new(move || crate::nostd::build(t)),
         ));
     }
-    // Last: the generator runs for minutes on one core, so it starts with
-    // the run (`start_generator`) and this step only collects it.
-    s.push(step(
-        GENERATOR_STEP,
-        None,
-        vec![PYTHON3],
-        Box::new(generated_matches),
-    ));
     s
 }
 
@@ -508,76 +507,6 @@ fn trace_step(triple: &'static str) -> Step {
     x
 }
 
-const GENERATOR_STEP: &str = "generated code matches its generator (armv7 bsaes assembly)";
-const PYTHON3: Need = Need::Tool {
-    path: "python3",
-    package: "python3",
-};
-
-/// The generator's run, started by [`start_generator`], collected by
-/// [`generated_matches`].
-static GENERATOR: std::sync::Mutex<Option<std::process::Child>> = std::sync::Mutex::new(None);
-
-fn regenerated() -> PathBuf {
-    util::xtask_dir().join("bsaes_asm.rs.regenerated")
-}
-
-/// Start `gen_bsaes.py` (writing into a scratch file) in the background.
-fn start_generator() -> Result<(), String> {
-    let dir = util::xtask_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let log = std::fs::File::create(dir.join("gen_bsaes.log")).map_err(|e| e.to_string())?;
-    let child = Command::new("python3")
-        .arg(util::root().join("aes-ct/src/arm/gen_bsaes.py"))
-        .env("BSAES_OUT", regenerated())
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log)
-        .spawn()
-        .map_err(|e| format!("cannot start python3: {e}"))?;
-    *GENERATOR.lock().map_err(|_| "poisoned")? = Some(child);
-    Ok(())
-}
-
-/// Re-run each generator into a scratch file and require the committed
-/// output to be byte-identical (generated code is committed so the build
-/// needs no Python; this keeps the two from drifting apart).
-fn generated_matches() -> Result<(), String> {
-    let started = GENERATOR.lock().map_err(|_| "poisoned")?.take();
-    let mut child = match started {
-        Some(c) => c,
-        None => {
-            start_generator()?;
-            GENERATOR
-                .lock()
-                .map_err(|_| "poisoned")?
-                .take()
-                .ok_or("the generator did not start")?
-        }
-    };
-    let status = child.wait().map_err(|e| e.to_string())?;
-    let log = util::xtask_dir().join("gen_bsaes.log");
-    if !status.success() {
-        return Err(format!(
-            "gen_bsaes.py failed ({status}); its output is in {}",
-            log.display()
-        ));
-    }
-    let root = util::root();
-    let committed = root.join("aes-ct/src/arm/bsaes_asm.rs");
-    let fresh = regenerated();
-    let a = std::fs::read(&committed).map_err(|e| format!("{}: {e}", committed.display()))?;
-    let b = std::fs::read(&fresh).map_err(|e| format!("{}: {e}", fresh.display()))?;
-    if a != b {
-        return Err(format!(
-            "{} differs from what aes-ct/src/arm/gen_bsaes.py generates ({}): edit the generator and re-run it",
-            committed.display(),
-            fresh.display()
-        ));
-    }
-    println!("{} matches its generator", committed.display());
-    Ok(())
-}
-
 /// Delete `target/<triple>`: no later step builds for that triple.
 fn release_target(triple: &str) {
     let dir = util::target_dir().join(triple);
@@ -631,13 +560,6 @@ pub fn main(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
 
-    // The one long single-threaded step starts now, beside the builds.
-    if selected.iter().any(|s| s.name == GENERATOR_STEP)
-        && prereq::ensure(&[PYTHON3]).is_ok()
-        && let Err(e) = start_generator()
-    {
-        println!("==> could not start the generator early ({e}); its step will run it");
-    }
     let n = selected.len();
     let start = Instant::now();
     let mut results: Vec<(String, String, std::time::Duration)> = Vec::new();

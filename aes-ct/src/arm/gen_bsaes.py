@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Generate aes-ct/src/arm/bsaes_asm.rs: armv7 NEON bsaes in `global_asm!`.
 
-Not part of the build. Run from the repository root after changing the
-circuit or this generator:  python3 aes-ct/src/arm/gen_bsaes.py
+Not part of the build. After changing the circuit or this generator:
+`cargo xtask regen-asm --write` (or, from the repository root,
+python3 aes-ct/src/arm/gen_bsaes.py). The output's header records the
+SHA-256 of this file, of the S-box section it read and of its settings;
+`cargo xtask test` fails when they no longer match, and
+`cargo xtask regen-asm` reruns this with the recorded settings and diffs.
 
 The S-box gates are read from `sbox_no_const` in aes-ct/src/soft/bitslice.rs
 (the shared Boyar-Peralta circuit), so the assembly computes exactly the
@@ -47,15 +51,32 @@ effect), BSAES_NOISE (random noise on the scheduler's priority, by trial;
 no gain), BSAES_REV (0, 1, 2: column shifts by 2 by tables, by
 `vrev32.16`, or both tried), BSAES_OUT (output path).
 """
-import re, sys, os
+import hashlib, platform, re, sys, os
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 BITSLICE = os.path.join(ROOT, "..", "soft", "bitslice.rs")
+# This generator as it was when it started (its hash goes into the header).
+SELF = open(os.path.abspath(__file__), "rb").read()
+# The part of bitslice.rs this generator reads: from the start marker to
+# the first end marker after it (the header records both and the hash of
+# what lies between, so edits elsewhere in the file do not matter).
+SBOX_FROM, SBOX_TO = "pub(crate) fn sbox_no_const", "\n}\n"
+
+# Every setting the output depends on (name -> value as text), in the
+# order they are read; the header records them all.
+SETTINGS = {}
+
+def setting(name, default):
+    """The value of environment setting `name` (text), recorded."""
+    SETTINGS[name] = os.environ.get(name, default)
+    return SETTINGS[name]
 
 def sbox_gates():
-    src = open(BITSLICE).read()
-    body = src[src.index("pub(crate) fn sbox_no_const"):]
-    body = body[:body.index("\n}\n")]
+    global SBOX_SECTION
+    src = open(BITSLICE, encoding="utf-8", newline="").read()
+    body = src[src.index(SBOX_FROM):]
+    body = body[:body.index(SBOX_TO)]
+    SBOX_SECTION = body
     ins, gates, outs = {}, [], {}
     for l in body.splitlines():
         l = l.strip()
@@ -201,7 +222,7 @@ def inv_mix_columns(p, q):
 
 # Round-key planes per load (1: `vld1` per plane; n > 1: one `vldmia` of
 # n q registers, which the allocator places in n consecutive registers).
-KEY_GROUP = int(os.environ.get("BSAES_KEY_GROUP", "2"))
+KEY_GROUP = int(setting("BSAES_KEY_GROUP", "2"))
 
 def ark(p, q, g=None):
     g = KEY_GROUP if g is None else g
@@ -235,12 +256,12 @@ def bit_transpose(p, q):
                 swapmove(p, q, i, d, m)
     return q
 
-REMAT = int(os.environ.get("BSAES_REMAT", "0"))
-CLEAN_BONUS = int(os.environ.get("BSAES_CLEAN", "0"))
+REMAT = int(setting("BSAES_REMAT", "0"))
+CLEAN_BONUS = int(setting("BSAES_CLEAN", "0"))
 # Paired spills and reloads (one `vstmia`/`vldmia` for two registers):
 # each schedule is allocated with each of these settings ((pair_min,
 # pair_window, partner), hint passes), see Alloc.evict_pair/reload_pair.
-PAIRINGS = eval(os.environ.get("BSAES_PAIRINGS",
+PAIRINGS = eval(setting("BSAES_PAIRINGS",
     "[((None, None, False), 0), ((20, 30, False), 1), ((40, 5, False), 1), ((20, 30, True), 1),"
     " ((20, 30, 'learn'), 40)]"))
 TIED = ("vbit", "vbif", "vsri", "vsli")
@@ -737,12 +758,12 @@ def schedule(p, outs, rng=None, noise=0):
 # 1: the rotations that shift columns by 2 use `vrev32.16` + `vext`
 # instead of a `vtbl` pair and its table; 0: tables; 2: alternate by
 # trial (the search keeps the better)
-REV = int(os.environ.get("BSAES_REV", "2"))
+REV = int(setting("BSAES_REV", "2"))
 TRIAL = [0]
 # noise on the scheduler's priority (in deaths), by trial: 0 keeps the
 # order by deaths and only breaks ties at random
-NOISE = eval(os.environ.get("BSAES_NOISE", "[0]"))
-SEARCH = int(os.environ.get("BSAES_SEARCH", "400"))  # randomised schedules tried per segment (deterministic seed)
+NOISE = eval(setting("BSAES_NOISE", "[0]"))
+SEARCH = int(setting("BSAES_SEARCH", "400"))  # randomised schedules tried per segment (deterministic seed)
 
 CACHE = {}
 
@@ -1196,12 +1217,48 @@ def main():
         asm += ['    "%s",' % l.replace("    ", "", 1) if not l.startswith("    ") else '    "%s",' % l for l in body]
         asm += ['    ".size %s, .-%s",' % (nm, nm)]
     text = TEMPLATE.replace("{ctr_plan}", plan(head)).replace("{enc_plan}", plan(es)).replace("{dec_plan}", plan(ds)).replace("{asm}", "\n".join(asm))
-    open(os.environ.get("BSAES_OUT", os.path.join(ROOT, "bsaes_asm.rs")), "w").write(text)
+    top, body = text.split("{provenance}\n")
+    text = top + provenance(body) + body
+    out = os.environ.get("BSAES_OUT", os.path.join(ROOT, "bsaes_asm.rs"))
+    open(out, "w", encoding="utf-8", newline="\n").write(text)
     for st in es + ds:
         print(st, file=sys.stderr)
 
+def sha256(data):
+    return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+def quoted(marker):
+    return '"%s"' % marker.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+def provenance(body):
+    """The header lines that tie the output to what made it (read back by
+    `cargo xtask test`, see xtask/src/regen_asm.rs): the SHA-256 of this
+    generator, of the S-box section it read, of its settings (each
+    `NAME=VALUE` and a newline, in order) and of the output after the
+    last header line."""
+    repo = os.path.normpath(os.path.join(ROOT, "..", "..", ".."))
+    rel = lambda f: os.path.relpath(os.path.normpath(f), repo).replace(os.sep, "/")
+    settings = "".join("%s=%s\n" % kv for kv in SETTINGS.items())
+    assert all("\n" not in v for v in SETTINGS.values()), "a setting spans lines"
+    lines = [
+        "Made from (SHA-256; `cargo xtask test` fails when one no longer matches;",
+        "schedule t = 1..=BSAES_SEARCH of each segment breaks ties by Python's random.Random(t)):",
+        "  sha256 %s %s" % (sha256(SELF), rel(__file__)),
+        "  sha256 %s %s from %s to %s" % (sha256(SBOX_SECTION), rel(BITSLICE),
+                                         quoted(SBOX_FROM), quoted(SBOX_TO)),
+    ]
+    lines += ["  setting %s=%s" % kv for kv in SETTINGS.items()]
+    lines += [
+        "  sha256 %s settings" % sha256(settings),
+        "  python %s (not checked)" % platform.python_version(),
+        "  sha256 %s output" % sha256(body),
+    ]
+    return "".join("//! %s\n" % l for l in lines)
+
 TEMPLATE = '''//! GENERATED by `gen_bsaes.py` (same folder): armv7 NEON bsaes kernels.
-//! Do not edit by hand; change the generator and re-run it.
+//! Do not edit by hand: change the generator, then run
+//! `cargo xtask regen-asm --write` and commit both.
+{provenance}
 //!
 //! `aes_ct_bsaes_enc8_armv7(keys, in, out, rounds)` and
 //! `aes_ct_bsaes_dec8_armv7(keys, in, out, rounds)` encrypt / decrypt 8
