@@ -89,6 +89,8 @@ macro_rules! backends {
             ($tr:ident :: $($payload:tt)+) with $mac:ident !;
         $( $(#[$cfg:meta])* $variant:ident => $engine:ty, $bname:literal, $doc:literal; )*
     ) => {
+        // `$` goes in as a token: the macro generated below needs
+        // metavariables of its own (`$d name`).
         $crate::backends! {
             @expand ($) [$what, $cfg_name, $fallback, $self_test]
             [$(#[$attr])*] [$vis] $name [$($(const $g: $gt),+)?] [$($($g),+)?]
