@@ -7,113 +7,158 @@
 //! in cache-sized chunks, with `ghash_ct` over the produced ciphertext. The
 //! generic path works with any AES implementation.
 //!
-//! Selection happens once, at key setup: the first line of [`backends!`]
-//! this CPU runs, if the cipher is an `aes_ct` type whose own backend uses
-//! the AES instructions (so `--cfg aes_ct_backend="soft"` is honoured),
-//! otherwise the generic path. `--cfg aes_gcm_ct_backend="NAME"` narrows
-//! automatic selection to that path; `AesGcm::new_with_backend` asks for one
+//! Selection happens once, at key setup, in one function, [`choose`]: for
+//! a cipher of aes-ct's own types, [`Backend::detected`] (the first line of
+//! [`backends!`] this CPU runs that keeps aes-ct's own choice of AES
+//! instructions or not, so `--cfg aes_ct_backend="soft"` is honoured);
+//! for any other cipher the generic path. `--cfg aes_gcm_ct_backend="NAME"`
+//! narrows automatic selection to that path; `AesGcm::new_with_backend` asks for one
 //! at run time and fails with [`UnsupportedBackend`]; `AesGcm::backend`
 //! says which one a key uses.
 
 use crate::Block;
 use aead::inout::InOutBuf;
-use core::marker::PhantomData;
+use cipher::{BlockCipherEncrypt, BlockSizeUser, consts::U16};
 use ghash_ct::GHashKey;
 
-/// Which of aes-ct's cipher types an `AesGcm` holds (`ctr-ghash` runs the
-/// `AesGcm`'s own cipher, through [`CipherRef`]).
+/// The aes-ct backend of `cipher`, if it is one of aes-ct's cipher types
+/// (what automatic selection knows of a key's cipher; see [`choose`]).
 #[cfg(feature = "aes")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AesCt {
-    A128,
-    A192,
-    A256,
-    E128,
-    E192,
-    E256,
-}
-
-#[cfg(feature = "aes")]
-impl AesCt {
-    /// `T`'s variant, if `T` is one of aes-ct's cipher types.
-    pub(crate) fn of<T: 'static>() -> Option<Self> {
-        use core::any::TypeId;
-        let t = TypeId::of::<T>();
-        [
-            (TypeId::of::<aes_ct::Aes128>(), AesCt::A128),
-            (TypeId::of::<aes_ct::Aes192>(), AesCt::A192),
-            (TypeId::of::<aes_ct::Aes256>(), AesCt::A256),
-            (TypeId::of::<aes_ct::Aes128Enc>(), AesCt::E128),
-            (TypeId::of::<aes_ct::Aes192Enc>(), AesCt::E192),
-            (TypeId::of::<aes_ct::Aes256Enc>(), AesCt::E256),
-        ]
-        .into_iter()
-        .find_map(|(id, k)| (id == t).then_some(k))
-    }
-}
-
-/// `$body` with `$c` bound to the cipher behind `$cipher` (a
-/// [`CipherRef`]) as the aes-ct type `$kind` (an [`AesCt`]) names: the one
-/// place besides [`AesCt::of`] that lists aes-ct's cipher types.
-///
-/// # Safety
-/// Use inside `unsafe`: the cipher must have the type `$kind` names.
-#[cfg(feature = "aes")]
-macro_rules! with_aes_ct {
-    ($kind:expr, $cipher:expr, |$c:ident| $body:expr) => {
-        match $kind {
-            AesCt::A128 => {
-                let $c = $cipher.get::<aes_ct::Aes128>();
-                $body
-            }
-            AesCt::A192 => {
-                let $c = $cipher.get::<aes_ct::Aes192>();
-                $body
-            }
-            AesCt::A256 => {
-                let $c = $cipher.get::<aes_ct::Aes256>();
-                $body
-            }
-            AesCt::E128 => {
-                let $c = $cipher.get::<aes_ct::Aes128Enc>();
-                $body
-            }
-            AesCt::E192 => {
-                let $c = $cipher.get::<aes_ct::Aes192Enc>();
-                $body
-            }
-            AesCt::E256 => {
-                let $c = $cipher.get::<aes_ct::Aes256Enc>();
-                $body
-            }
+pub(crate) fn aes_ct_backend<Aes>(cipher: &Aes) -> Option<aes_ct::Backend> {
+    struct BackendOf;
+    impl AesCtFn for BackendOf {
+        type Out = aes_ct::Backend;
+        fn call<C: aes_ct::CtrCipher>(self, _: &C, backend: aes_ct::Backend) -> aes_ct::Backend {
+            backend
         }
-    };
+    }
+    on_aes_ct(cipher, BackendOf).ok()
 }
+
+/// Never: without the `aes` feature no cipher is one of aes-ct's.
+#[cfg(not(feature = "aes"))]
+pub(crate) fn aes_ct_backend<Aes>(_: &Aes) -> Option<AesBackend> {
+    None
+}
+
+/// An aes-ct backend (nothing without the `aes` feature).
 #[cfg(feature = "aes")]
-pub(crate) use with_aes_ct;
+pub(crate) type AesBackend = aes_ct::Backend;
+#[cfg(not(feature = "aes"))]
+pub(crate) type AesBackend = core::convert::Infallible;
 
-/// The `AesGcm`'s cipher with its type erased: `Fused::crypt`'s paths
-/// cannot name the cipher type (the `AeadInOut` impl has no `'static`
-/// bound to downcast with), so `ctr-ghash` recovers it from the [`AesCt`]
-/// recorded at key setup.
-#[derive(Clone, Copy)]
-pub(crate) struct CipherRef<'a>(*const (), PhantomData<&'a ()>);
+/// A function of an aes-ct cipher of any of its types (a generic closure).
+#[cfg(feature = "aes")]
+pub(crate) trait AesCtFn {
+    type Out;
+    /// `c`: the cipher; `backend`: its aes-ct backend.
+    fn call<C: aes_ct::CtrCipher>(self, c: &C, backend: aes_ct::Backend) -> Self::Out;
+}
 
-impl<'a> CipherRef<'a> {
-    pub(crate) fn new<T>(c: &'a T) -> Self {
-        CipherRef((c as *const T).cast(), PhantomData)
+/// `f` of `cipher` as its own aes-ct type, or `f` back if `Aes` is not one
+/// of them: the one place that lists aes-ct's cipher types.
+#[cfg(feature = "aes")]
+pub(crate) fn on_aes_ct<Aes, F: AesCtFn>(cipher: &Aes, f: F) -> Result<F::Out, F> {
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            if let Some(c) = downcast::<Aes, $t>(cipher) {
+                return Ok(f.call(c, c.backend()));
+            }
+        )*};
     }
+    each!(
+        aes_ct::Aes128,
+        aes_ct::Aes192,
+        aes_ct::Aes256,
+        aes_ct::Aes128Enc,
+        aes_ct::Aes192Enc,
+        aes_ct::Aes256Enc
+    );
+    Err(f)
+}
 
-    /// The cipher as a `T`.
-    ///
-    /// # Safety
-    /// `T` must be the type of the value `new` was given.
-    #[allow(dead_code, reason = "targets and builds without ctr-ghash")]
-    pub(crate) unsafe fn get<T>(self) -> &'a T {
-        // SAFETY: the caller guarantees the type; the pointer came from a
-        // reference that lives for 'a.
-        unsafe { &*self.0.cast::<T>() }
+/// `c` as a `T` if `Aes` is `T`.
+#[cfg(feature = "aes")]
+fn downcast<Aes, T: 'static>(c: &Aes) -> Option<&T> {
+    if same_type::<Aes, T>() {
+        // SAFETY: `Aes` is `T` (`same_type`), so the reference is one to a
+        // `T`, for the same lifetime.
+        Some(unsafe { &*(c as *const Aes).cast::<T>() })
+    } else {
+        None
     }
+}
+
+/// Is `A` the type `T`? `typeid::of` is `A`'s `TypeId` with its lifetimes
+/// erased (no `'static` bound, so generic code needs none): exact here,
+/// since `T` (an aes-ct type) has no lifetime parameters.
+#[cfg(feature = "aes")]
+fn same_type<A, T: 'static>() -> bool {
+    typeid::of::<A>() == core::any::TypeId::of::<T>()
+}
+
+/// Does path `b` keep the choice of a cipher on aes-ct backend `aes`?
+/// Fused AES-instruction paths for a backend on the AES instructions,
+/// `ctr-ghash` for an aes-ct backend without them (so
+/// `--cfg aes_ct_backend="soft"` is honoured), the generic path always.
+#[cfg(feature = "aes")]
+fn keeps(b: Backend, aes: aes_ct::Backend) -> bool {
+    let hw = aes_ct::hazmat::uses_aes_instructions(aes);
+    match b {
+        Backend::Generic => true,
+        Backend::CtrGhash => !hw,
+        _ => hw,
+    }
+}
+
+/// `Backend::detected()`'s filter: the path keeps the choice of aes-ct's
+/// own selection, so `detected()` is the path `Aes128Gcm::new` takes.
+fn keeps_detected(b: Backend) -> bool {
+    #[cfg(feature = "aes")]
+    return keeps(b, aes_ct::Backend::detected());
+    #[cfg(not(feature = "aes"))]
+    {
+        let _ = b;
+        true
+    }
+}
+
+/// The path a new key takes: the one rule of automatic selection. `aes`:
+/// the aes-ct backend of the key's cipher, `None` for any other cipher.
+///
+/// * Not an aes-ct cipher: the generic path (only it can run the cipher).
+/// * On the backend class aes-ct itself selects (AES instructions or
+///   not): [`Backend::detected`], the best path this CPU runs that keeps
+///   it, within the `--cfg aes_gcm_ct_backend` narrowing.
+/// * Made without AES instructions on a CPU that has them
+///   (`Aes128::new_with_backend`): `ctr-ghash`, unless the `--cfg` names
+///   another path.
+/// * Made on AES instructions where aes-ct's own selection avoids them
+///   (`--cfg aes_ct_backend`): the generic path over that cipher.
+pub(crate) fn choose(aes: Option<AesBackend>) -> Backend {
+    match aes {
+        None => Backend::Generic,
+        #[cfg(feature = "aes")]
+        Some(a) if keeps_detected_class(a) => Backend::detected(),
+        #[cfg(feature = "aes")]
+        Some(a) if keeps(Backend::CtrGhash, a) && allowed(Backend::CtrGhash) => Backend::CtrGhash,
+        #[allow(unreachable_patterns)]
+        Some(_) => Backend::Generic,
+    }
+}
+
+/// Does aes-ct backend `a` use the AES instructions exactly when aes-ct's
+/// own selection does?
+#[cfg(feature = "aes")]
+fn keeps_detected_class(a: aes_ct::Backend) -> bool {
+    let hw = aes_ct::hazmat::uses_aes_instructions;
+    hw(a) == hw(aes_ct::Backend::detected())
+}
+
+/// Does the `--cfg aes_gcm_ct_backend` narrowing (if any) allow `b`?
+#[cfg(feature = "aes")]
+fn allowed(b: Backend) -> bool {
+    Backend::forced().is_none_or(|f| f == b)
 }
 
 /// What a fused path module provides.
@@ -123,19 +168,18 @@ pub(crate) trait Engine {
     type Key: Clone;
     /// CPU check (cached by `ct_dispatch::x86` or `cpufeatures`).
     fn available() -> bool;
-    /// Build the key form from the AES key bytes and H = E_K(0), for an
-    /// `AesGcm` whose cipher is `cipher`. `None` if the CPU cannot run this
-    /// path (or the key length is wrong).
+    /// Build the key form from the AES key bytes and H = E_K(0). `None` if
+    /// the CPU cannot run this path (or the key length is wrong).
     #[cfg(feature = "aes")]
-    fn new_key(key: &[u8], h: &[u8; 16], cipher: AesCt) -> Option<Self::Key>;
+    fn new_key(key: &[u8], h: &[u8; 16]) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
     /// and the ciphertext, and return the full 16-byte tag. `cipher`: the
-    /// `AesGcm`'s cipher, of the type `new_key` was told. `ghash`: the
-    /// key's GHASH powers (for paths that hash with ghash-ct; the fused
-    /// paths carry their own in `Key`).
-    fn crypt(
+    /// `AesGcm`'s cipher (an aes-ct one for the paths that run it).
+    /// `ghash`: the key's GHASH powers (for paths that hash with ghash-ct;
+    /// the fused paths carry their own in `Key`).
+    fn crypt<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
         key: &Self::Key,
-        cipher: CipherRef<'_>,
+        cipher: &Aes,
         ghash: &GHashKey,
         j0: &Block,
         aad: &[u8],
@@ -174,7 +218,7 @@ macro_rules! backends {
     ($( $(#[$cfg:meta])* $variant:ident => $engine:ty, $name:literal, $doc:literal; )*) => {
         ct_dispatch::backend_enum! {
             what = "AES-GCM path", cfg = aes_gcm_ct_backend, available = path_ok,
-            fallback = Generic, self_test = |_| true;
+            fallback = Generic, self_test = crate::backend::keeps_detected;
             $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
             Generic => crate::backend::GenericPath, "generic",
                 "CTR through the cipher's own backend (one `encrypt_with_backend` call per message) alternating with `ghash_ct` in 2 KiB chunks. Works with any AES implementation.";
@@ -189,15 +233,14 @@ macro_rules! backends {
         }
 
         impl Fused {
-            /// Build the key form of fused path `backend` for an `AesGcm`
-            /// whose cipher is `cipher`.
+            /// Build the key form of path `backend`.
             #[cfg(feature = "aes")]
             #[allow(unused_variables)]
-            pub(crate) fn new(backend: Backend, key: &[u8], h: &[u8; 16], cipher: AesCt) -> Option<Self> {
+            pub(crate) fn new(backend: Backend, key: &[u8], h: &[u8; 16]) -> Option<Self> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::new_key(key, h, cipher).map(Fused::$variant),
+                        Backend::$variant => <$engine as Engine>::new_key(key, h).map(Fused::$variant),
                     )*
                     Backend::Generic => Some(Fused::Generic),
                     #[allow(unreachable_patterns)]
@@ -211,12 +254,12 @@ macro_rules! backends {
 
             /// Run the message through this path; `generic` serves the
             /// generic path. `cipher`: the cipher of the `AesGcm` this
-            /// value was made for (`new`'s `cipher` names its type).
+            /// value belongs to.
             #[inline]
             #[allow(clippy::too_many_arguments, reason = "the engine's arguments plus the generic path")]
-            pub(crate) fn crypt(
+            pub(crate) fn crypt<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
                 &self,
-                cipher: CipherRef<'_>,
+                cipher: &Aes,
                 ghash: &GHashKey,
                 j0: &Block,
                 aad: &[u8],
@@ -250,16 +293,6 @@ backends! {
     #[cfg(feature = "aes")]
     CtrGhash => crate::ctr_ghash::CtrGhash, "ctr-ghash",
         "aes-ct's own CTR (each backend's fused loop: bsaes batches with a per-call bitsliced key, armv7 assembly) then ghash-ct, 16 KiB chunks; chosen automatically for aes-ct ciphers without AES instructions, runs anywhere.";
-}
-
-impl Backend {
-    /// Automatic-selection candidates, best first (narrowed by the `--cfg`).
-    pub(crate) fn candidates() -> impl Iterator<Item = Backend> {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|&b| Self::forced().is_none_or(|f| f == b))
-    }
 }
 
 /// Bytes of dead stack an `AesGcm` constructor zeroes after building the

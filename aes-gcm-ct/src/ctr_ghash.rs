@@ -24,11 +24,11 @@
 //! message.
 
 use crate::Block;
-use crate::backend::{AesCt, CipherRef, with_aes_ct};
+use crate::backend::AesCtFn;
 use crate::generic::{hash_text, wipe_block};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
-use cipher::{InnerIvInit, StreamCipherCore, consts::U16};
+use cipher::{BlockCipherEncrypt, BlockSizeUser, InnerIvInit, StreamCipherCore, consts::U16};
 use ghash_ct::{GHashKey, GHashState};
 
 /// Bytes per chunk (CTR pass, then GHASH pass).
@@ -38,14 +38,11 @@ const CHUNK: usize = 16 * 1024;
 /// call for the tag mask and the text; two CTR calls cost more there).
 const SHORT: usize = 64;
 
-/// The path's key: which aes-ct type the `AesGcm`'s cipher is. The path
-/// runs that cipher (its automatically selected backend); the GHASH powers
-/// are the `AesGcm`'s own (`Engine::crypt`'s `ghash`). Nothing secret, so
-/// nothing to wipe. (It held a second aes-ct key before, built from the
-/// round keys: ~3.8 KiB in every `AesGcm`, whose path enum is as large as
-/// its largest form, and a second key schedule per key.)
+/// The path's key: nothing. The path runs the `AesGcm`'s own cipher, an
+/// aes-ct one, and its GHASH powers (`Engine::crypt`'s `cipher` and
+/// `ghash`): no second key schedule, nothing to wipe.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Key(AesCt);
+pub(crate) struct Key;
 
 /// The path's row in the dispatch table.
 #[derive(Clone, Copy, Debug)]
@@ -56,31 +53,51 @@ impl crate::backend::Engine for CtrGhash {
 
     /// Runs on every CPU (so it can be forced and tested anywhere).
     /// Automatic selection takes it only for aes-ct ciphers whose backend
-    /// has no AES instructions (`AesGcm::path_fits`).
+    /// has no AES instructions (`backend::choose`).
     fn available() -> bool {
         true
     }
 
     /// Runs the `AesGcm`'s cipher: no round keys to expand (a whole second
     /// key schedule on CPUs without AES instructions).
-    fn new_key(_: &[u8], _: &[u8; 16], cipher: AesCt) -> Option<Key> {
-        Some(Key(cipher))
+    fn new_key(_: &[u8], _: &[u8; 16]) -> Option<Key> {
+        Some(Key)
     }
 
-    fn crypt(
-        key: &Key,
-        cipher: CipherRef<'_>,
+    fn crypt<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
+        _: &Key,
+        cipher: &Aes,
         ghash: &GHashKey,
         j0: &Block,
         aad: &[u8],
         buf: InOutBuf<'_, '_, u8>,
         encrypt: bool,
     ) -> Block {
-        // SAFETY: a `Key` names the type of the cipher of the
-        // `AesGcm` it was made for (`AesGcm::make_fused`, from the cipher
-        // type's `TypeId`), and `Fused::crypt` is only called by that
-        // `AesGcm`, with its own cipher.
-        unsafe { with_aes_ct!(key.0, cipher, |c| crypt(c, ghash, j0, aad, buf, encrypt)) }
+        struct Run<'a, 'i, 'o> {
+            ghash: &'a GHashKey,
+            j0: &'a Block,
+            aad: &'a [u8],
+            buf: InOutBuf<'i, 'o, u8>,
+            encrypt: bool,
+        }
+        impl AesCtFn for Run<'_, '_, '_> {
+            type Out = Block;
+            fn call<C: CtrCipher>(self, c: &C, _: aes_ct::Backend) -> Block {
+                crypt(c, self.ghash, self.j0, self.aad, self.buf, self.encrypt)
+            }
+        }
+        let run = Run {
+            ghash,
+            j0,
+            aad,
+            buf,
+            encrypt,
+        };
+        // A key of this path is only made for an aes-ct cipher
+        // (`AesGcm::make_fused`); any other would take the generic path.
+        crate::backend::on_aes_ct(cipher, run).unwrap_or_else(|r| {
+            crate::generic::crypt(cipher, r.ghash, r.j0, r.aad, r.buf, r.encrypt)
+        })
     }
 }
 

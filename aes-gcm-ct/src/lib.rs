@@ -96,7 +96,7 @@ macro_rules! fused_engine {
                 $check
             }
 
-            fn new_key(key: &[u8], h: &[u8; 16], _: crate::backend::AesCt) -> Option<Key> {
+            fn new_key(key: &[u8], h: &[u8; 16]) -> Option<Key> {
                 if !$check {
                     return None;
                 }
@@ -104,9 +104,9 @@ macro_rules! fused_engine {
                 Key::new(key, h, |h1, out| unsafe { $powers(h1, out) })
             }
 
-            fn crypt(
+            fn crypt<Aes>(
                 key: &Key,
-                _: crate::backend::CipherRef<'_>,
+                _: &Aes,
                 _: &ghash_ct::GHashKey,
                 j0: &crate::Block,
                 aad: &[u8],
@@ -133,8 +133,6 @@ mod tail;
 mod x86;
 
 use aead::{TagPosition, inout::InOutBuf};
-#[cfg(feature = "aes")]
-use backend::AesCt;
 use backend::Fused;
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
@@ -287,17 +285,10 @@ where
 {
     fn new_auto(key: &Key<Self>) -> Self {
         let auto = |cipher: &Aes, h: &Block| {
-            for b in Backend::candidates() {
-                if b == Backend::Generic {
-                    break;
-                }
-                if Self::path_fits(cipher, b)
-                    && let Ok(f) = Self::make_fused(b, key, h)
-                {
-                    return Ok(f);
-                }
-            }
-            Ok(Fused::Generic)
+            let path = backend::choose(backend::aes_ct_backend(cipher));
+            // The chosen path passed its CPU check; the generic path is
+            // the fallback for a key form that cannot be built.
+            Self::make_fused(path, cipher, key, h).or(Ok(Fused::Generic))
         };
         match Self::assemble(key, auto) {
             Ok(gcm) => gcm,
@@ -395,7 +386,7 @@ where
     #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
         ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
-            Self::assemble(key, |_, h| Self::make_fused(backend, key, h))
+            Self::assemble(key, |c, h| Self::make_fused(backend, c, key, h))
         })
     }
 
@@ -422,40 +413,13 @@ where
         })
     }
 
-    /// Should automatic selection take path `b` for this cipher? The fused
-    /// AES-instruction paths when the cipher (one of our `aes_ct` types)
-    /// runs on AES instructions; `ctr-ghash` when it is an `aes_ct` type
-    /// that does not.
-    fn path_fits(cipher: &Aes, b: Backend) -> bool {
-        #[cfg(feature = "aes")]
-        if b == Backend::CtrGhash {
-            return AesCt::of::<Aes>().is_some() && !Self::aes_uses_instructions(cipher);
-        }
-        let _ = b;
-        Self::aes_uses_instructions(cipher)
-    }
-
-    /// Does the cipher, one of our `aes_ct` types, run on AES instructions?
-    fn aes_uses_instructions(cipher: &Aes) -> bool {
-        #[cfg(feature = "aes")]
-        {
-            let Some(kind) = AesCt::of::<Aes>() else {
-                return false;
-            };
-            let c = backend::CipherRef::new(cipher);
-            // SAFETY: `kind` names `Aes` itself.
-            let b = unsafe { backend::with_aes_ct!(kind, c, |c| c.backend()) };
-            aes_ct::hazmat::uses_aes_instructions(b)
-        }
-        #[cfg(not(feature = "aes"))]
-        {
-            let _ = cipher;
-            false
-        }
-    }
-
     /// The key form of path `backend` (`h` = E_K(0)).
-    fn make_fused(backend: Backend, key: &[u8], h: &Block) -> Result<Fused, UnsupportedBackend> {
+    fn make_fused(
+        backend: Backend,
+        cipher: &Aes,
+        key: &[u8],
+        h: &Block,
+    ) -> Result<Fused, UnsupportedBackend> {
         if backend == Backend::Generic {
             return Ok(Fused::Generic);
         }
@@ -464,18 +428,17 @@ where
             // Fused paths need one of our `aes_ct` types (the AES-instruction
             // paths expand the key bytes themselves; `ctr-ghash` runs the
             // cipher).
-            let cipher = AesCt::of::<Aes>().ok_or(UnsupportedBackend(backend))?;
-            if !backend.is_available() {
+            if backend::aes_ct_backend(cipher).is_none() || !backend.is_available() {
                 return Err(UnsupportedBackend(backend));
             }
             let mut h16: [u8; 16] = h.0;
-            let fused = Fused::new(backend, key, &h16, cipher);
+            let fused = Fused::new(backend, key, &h16);
             h16.zeroize();
             fused.ok_or(UnsupportedBackend(backend))
         }
         #[cfg(not(feature = "aes"))]
         {
-            let _ = (key, h);
+            let _ = (cipher, key, h);
             Err(UnsupportedBackend(backend))
         }
     }
@@ -562,9 +525,8 @@ where
     /// Run the message through this key's path; returns the full tag.
     #[inline]
     fn crypt(&self, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
-        let cipher = backend::CipherRef::new(&self.cipher);
         self.fused
-            .crypt(cipher, &self.ghash, j0, aad, buf, encrypt, |buf| {
+            .crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt, |buf| {
                 generic::crypt(&self.cipher, &self.ghash, j0, aad, buf, encrypt)
             })
     }
