@@ -35,9 +35,7 @@
 //! decryption until the restoring pass).
 //!
 //! # Differences from RustCrypto `aes-gcm`
-//! * `KeyInit` additionally requires `Aes: 'static` (every AES type is):
-//!   it is how a key recognises our `aes_ct` types to take a fused path.
-//!   `From<Aes>` has exactly RustCrypto's bounds and always takes the
+//! * `From<Aes>` has exactly RustCrypto's bounds and always takes the
 //!   generic path.
 //! * A zero-length nonce (`NonceSize = U0`) is an error, not a tag.
 //! * `ZeroizeOnDrop` does not need the `zeroize` feature: secrets (round
@@ -266,7 +264,7 @@ where
 
 impl<Aes, NonceSize, TagSize> KeyInit for AesGcm<Aes, NonceSize, TagSize>
 where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
     TagSize: crate::TagSize,
 {
     // The constructors are inlined around `ct_dispatch::wipe::scrubbed`:
@@ -280,7 +278,7 @@ where
 
 impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
 where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
     TagSize: crate::TagSize,
 {
     fn new_auto(key: &Key<Self>) -> Self {
@@ -377,7 +375,7 @@ where
 
 impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
 where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit + 'static,
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
     TagSize: crate::TagSize,
 {
     /// Make a key that uses path `backend`, or fail if this build, this CPU

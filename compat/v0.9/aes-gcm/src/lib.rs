@@ -6,7 +6,7 @@
 //! the `aes` 0.9 facade, whose types are aes-ct's (so [`Aes128Gcm`] and
 //! [`Aes256Gcm`] take the fused AES + GHASH paths where the CPU has them).
 //! Features as upstream. Differences are aes-gcm-ct's (its crate docs): a
-//! zero-length nonce is an error, and `KeyInit` wants `Aes: 'static`.
+//! zero-length nonce is an error.
 #![no_std]
 
 pub use aes_gcm_ct::{

@@ -1,0 +1,89 @@
+//! Drop-in: code written against RustCrypto `aes-gcm`'s bounds compiles
+//! and runs unchanged over aes-gcm-ct, and every way of making a key over
+//! an aes-ct cipher takes the path `new` takes.
+use aes_gcm_ct::aead::{AeadInOut, KeyInit};
+use aes_gcm_ct::{AesGcm, Nonce};
+use cipher::{BlockCipherEncrypt, BlockSizeUser, consts::U12, consts::U16};
+
+/// Generic code with RustCrypto's bounds and no `'static`: the cipher
+/// type is a parameter of a function that also has a lifetime, as in a
+/// library generic over its AES implementation. (A `'static` bound on
+/// `KeyInit` for `AesGcm` fails this with E0310.)
+fn seal_with<'a, Aes>(key: &'a [u8], nonce: &'a [u8; 12], aad: &'a [u8], msg: &'a [u8]) -> Vec<u8>
+where
+    Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit,
+{
+    let gcm = AesGcm::<Aes, U12>::new_from_slice(key).expect("key length");
+    let mut buf = msg.to_vec();
+    let tag = gcm
+        .encrypt_inout_detached(&Nonce::from(*nonce), aad, buf.as_mut_slice().into())
+        .expect("seal");
+    buf.extend_from_slice(&tag);
+    buf
+}
+
+/// The same over a cipher type that is not `'static` itself (a borrowed
+/// cipher, `From` it): the AEAD traits need no `'static` either.
+fn seal_borrowed<'c, Aes>(cipher: &'c Aes, nonce: &[u8; 12], msg: &[u8]) -> Vec<u8>
+where
+    Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>,
+    &'c Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>,
+{
+    let gcm = AesGcm::<&'c Aes, U12>::from(cipher);
+    let mut buf = msg.to_vec();
+    let tag = gcm
+        .encrypt_inout_detached(&Nonce::from(*nonce), b"", buf.as_mut_slice().into())
+        .expect("seal");
+    buf.extend_from_slice(&tag);
+    buf
+}
+
+#[test]
+fn generic_code_without_static_bound() {
+    let (nonce, aad, msg) = ([9u8; 12], b"header".as_slice(), [0x5au8; 100]);
+    for key in [[1u8; 16].as_slice(), [2u8; 32].as_slice()] {
+        let ours = if key.len() == 16 {
+            seal_with::<aes_ct::Aes128>(key, &nonce, aad, &msg)
+        } else {
+            seal_with::<aes_ct::Aes256>(key, &nonce, aad, &msg)
+        };
+        let theirs = if key.len() == 16 {
+            seal_with::<aes::Aes128>(key, &nonce, aad, &msg)
+        } else {
+            seal_with::<aes::Aes256>(key, &nonce, aad, &msg)
+        };
+        assert_eq!(
+            ours, theirs,
+            "aes-ct vs RustCrypto aes under one generic fn"
+        );
+        let upstream = {
+            use aes_gcm::aead::{AeadInOut as _, KeyInit as _};
+            let mut buf = msg.to_vec();
+            let tag = if key.len() == 16 {
+                aes_gcm::Aes128Gcm::new_from_slice(key)
+                    .unwrap()
+                    .encrypt_inout_detached(&nonce.into(), aad, buf.as_mut_slice().into())
+            } else {
+                aes_gcm::Aes256Gcm::new_from_slice(key)
+                    .unwrap()
+                    .encrypt_inout_detached(&nonce.into(), aad, buf.as_mut_slice().into())
+            }
+            .unwrap();
+            buf.extend_from_slice(&tag);
+            buf
+        };
+        assert_eq!(ours, upstream, "against RustCrypto aes-gcm");
+    }
+    let c = <aes_ct::Aes128 as KeyInit>::new(&[3u8; 16].into());
+    let borrowed = seal_borrowed(&c, &nonce, &msg);
+    let owned = {
+        let g = AesGcm::<aes_ct::Aes128, U12>::new(&[3u8; 16].into());
+        let mut buf = msg.to_vec();
+        let tag = g
+            .encrypt_inout_detached(&nonce.into(), b"", buf.as_mut_slice().into())
+            .unwrap();
+        buf.extend_from_slice(&tag);
+        buf
+    };
+    assert_eq!(borrowed, owned, "a borrowed cipher seals as an owned one");
+}
