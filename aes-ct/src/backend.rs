@@ -71,6 +71,14 @@ pub(crate) trait Engine {
     ) {
         Self::encrypt(key, crate::ctr::Ctr32Closure::new(nonce, ctr, blocks))
     }
+    /// The standard encryption round keys, for a backend whose key form
+    /// keeps them (the AES-instruction backends): what aes-gcm-ct's fused
+    /// paths load. Default: `None`.
+    #[inline]
+    fn enc_round_keys<const NR: usize>(key: &Self::Key<NR>) -> Option<[[u8; 16]; 15]> {
+        let _ = key;
+        None
+    }
 }
 
 /// The closure behind the default [`Engine::encrypt1`] / [`Engine::decrypt1`].
@@ -211,6 +219,11 @@ impl<const NR: usize> Keys<NR> {
     #[inline]
     pub(crate) fn ctr32(&self, nonce: &[u8; 12], ctr: u32, blocks: InOutBuf<'_, '_, Block>) {
         keys!(self, |k, E| E::ctr32(k, nonce, ctr, blocks))
+    }
+
+    pub(crate) fn enc_round_keys(&self) -> Option<crate::hazmat::RoundKeys> {
+        keys!(self, |k, E| E::enc_round_keys(k))
+            .map(|rk| crate::hazmat::RoundKeys::from_enc(NR, rk))
     }
 }
 

@@ -37,6 +37,11 @@ impl RoundKeys {
         Some(Self { nr, rk })
     }
 
+    /// Round keys a key form holds already (`nr` rounds).
+    pub(crate) fn from_enc(nr: usize, rk: [[u8; 16]; 15]) -> Self {
+        Self { nr, rk }
+    }
+
     /// Number of rounds: 10, 12 or 14.
     pub fn rounds(&self) -> usize {
         self.nr

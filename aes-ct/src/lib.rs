@@ -142,6 +142,15 @@ macro_rules! common {
             pub fn backend(&self) -> Backend {
                 self.keys.backend()
             }
+
+            /// The standard encryption round keys when the backend keeps
+            /// them (the AES-instruction backends), else `None`: how
+            /// aes-gcm-ct's `From<cipher>` takes its fused paths. Hidden,
+            /// not a stable API.
+            #[doc(hidden)]
+            pub fn enc_round_keys(&self) -> Option<hazmat::RoundKeys> {
+                self.keys.enc_round_keys()
+            }
         }
 
         impl KeySizeUser for $name {

@@ -28,8 +28,8 @@ pub(crate) fn aes_ct_backend<Aes>(cipher: &Aes) -> Option<aes_ct::Backend> {
     struct BackendOf;
     impl AesCtFn for BackendOf {
         type Out = aes_ct::Backend;
-        fn call<C: aes_ct::CtrCipher>(self, _: &C, backend: aes_ct::Backend) -> aes_ct::Backend {
-            backend
+        fn call<C: AesCtCipher>(self, c: &C) -> aes_ct::Backend {
+            c.aes_backend()
         }
     }
     on_aes_ct(cipher, BackendOf).ok()
@@ -47,35 +47,61 @@ pub(crate) type AesBackend = aes_ct::Backend;
 #[cfg(not(feature = "aes"))]
 pub(crate) type AesBackend = core::convert::Infallible;
 
+/// What the paths use of an aes-ct cipher, of any of its types.
+#[cfg(feature = "aes")]
+pub(crate) trait AesCtCipher: aes_ct::CtrCipher {
+    /// Its aes-ct backend.
+    fn aes_backend(&self) -> aes_ct::Backend;
+    /// Its standard round keys, if its backend keeps them (the
+    /// AES-instruction ones).
+    fn round_keys(&self) -> Option<aes_ct::hazmat::RoundKeys>;
+}
+
 /// A function of an aes-ct cipher of any of its types (a generic closure).
 #[cfg(feature = "aes")]
 pub(crate) trait AesCtFn {
     type Out;
-    /// `c`: the cipher; `backend`: its aes-ct backend.
-    fn call<C: aes_ct::CtrCipher>(self, c: &C, backend: aes_ct::Backend) -> Self::Out;
+    fn call<C: AesCtCipher>(self, c: &C) -> Self::Out;
 }
 
-/// `f` of `cipher` as its own aes-ct type, or `f` back if `Aes` is not one
-/// of them: the one place that lists aes-ct's cipher types.
+/// The one list of aes-ct's cipher types: their [`AesCtCipher`] impls and
+/// [`on_aes_ct`].
 #[cfg(feature = "aes")]
-pub(crate) fn on_aes_ct<Aes, F: AesCtFn>(cipher: &Aes, f: F) -> Result<F::Out, F> {
-    macro_rules! each {
-        ($($t:ty),*) => {$(
-            if let Some(c) = downcast::<Aes, $t>(cipher) {
-                return Ok(f.call(c, c.backend()));
+macro_rules! aes_ct_types {
+    ($($t:ty),*) => {
+        $(
+            impl AesCtCipher for $t {
+                fn aes_backend(&self) -> aes_ct::Backend {
+                    self.backend()
+                }
+                fn round_keys(&self) -> Option<aes_ct::hazmat::RoundKeys> {
+                    self.enc_round_keys()
+                }
             }
-        )*};
-    }
-    each!(
-        aes_ct::Aes128,
-        aes_ct::Aes192,
-        aes_ct::Aes256,
-        aes_ct::Aes128Enc,
-        aes_ct::Aes192Enc,
-        aes_ct::Aes256Enc
-    );
-    Err(f)
+        )*
+
+        /// `f` of `cipher` as its own aes-ct type, or `f` back if `Aes` is
+        /// not one of them.
+        pub(crate) fn on_aes_ct<Aes, F: AesCtFn>(cipher: &Aes, f: F) -> Result<F::Out, F> {
+            $(
+                if let Some(c) = downcast::<Aes, $t>(cipher) {
+                    return Ok(f.call(c));
+                }
+            )*
+            Err(f)
+        }
+    };
 }
+
+#[cfg(feature = "aes")]
+aes_ct_types!(
+    aes_ct::Aes128,
+    aes_ct::Aes192,
+    aes_ct::Aes256,
+    aes_ct::Aes128Enc,
+    aes_ct::Aes192Enc,
+    aes_ct::Aes256Enc
+);
 
 /// `c` as a `T` if `Aes` is `T`.
 #[cfg(feature = "aes")]
@@ -168,10 +194,11 @@ pub(crate) trait Engine {
     type Key: Clone;
     /// CPU check (cached by `ct_dispatch::x86` or `cpufeatures`).
     fn available() -> bool;
-    /// Build the key form from the AES key bytes and H = E_K(0). `None` if
-    /// the CPU cannot run this path (or the key length is wrong).
+    /// Build the key form from the AES round keys (`None` when the
+    /// cipher's backend does not keep them) and H = E_K(0). `None` if the
+    /// CPU cannot run this path or it needs round keys it was not given.
     #[cfg(feature = "aes")]
-    fn new_key(key: &[u8], h: &[u8; 16]) -> Option<Self::Key>;
+    fn new_key(rk: Option<&aes_ct::hazmat::RoundKeys>, h: &[u8; 16]) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
     /// and the ciphertext, and return the full 16-byte tag. `cipher`: the
     /// `AesGcm`'s cipher (an aes-ct one for the paths that run it).
@@ -236,11 +263,11 @@ macro_rules! backends {
             /// Build the key form of path `backend`.
             #[cfg(feature = "aes")]
             #[allow(unused_variables)]
-            pub(crate) fn new(backend: Backend, key: &[u8], h: &[u8; 16]) -> Option<Self> {
+            pub(crate) fn new(backend: Backend, rk: Option<&aes_ct::hazmat::RoundKeys>, h: &[u8; 16]) -> Option<Self> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::new_key(key, h).map(Fused::$variant),
+                        Backend::$variant => <$engine as Engine>::new_key(rk, h).map(Fused::$variant),
                     )*
                     Backend::Generic => Some(Fused::Generic),
                     #[allow(unreachable_patterns)]
@@ -320,16 +347,15 @@ pub(crate) struct FusedKey<const N: usize> {
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 impl<const N: usize> FusedKey<N> {
-    /// The round keys of AES key `key` (`None` for a wrong length), and the
-    /// powers filled in by `raise` (the path's own multiply) from H in
-    /// POLYVAL form (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A,
-    /// branch-free), which is wiped after.
+    /// The round keys `rk`, and the powers filled in by `raise` (the
+    /// path's own multiply) from H in POLYVAL form
+    /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free),
+    /// which is wiped after.
     pub(crate) fn new(
-        key: &[u8],
+        rk: &aes_ct::hazmat::RoundKeys,
         h: &[u8; 16],
         raise: impl FnOnce(u128, &mut [[u8; 16]; N]),
     ) -> Option<Self> {
-        let rk = aes_ct::hazmat::RoundKeys::new(key)?;
         let hr = u128::from_be_bytes(*h);
         let mask = 0u128.wrapping_sub(hr >> 127);
         let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);

@@ -24,7 +24,7 @@
 //! message.
 
 use crate::Block;
-use crate::backend::AesCtFn;
+use crate::backend::{AesCtCipher, AesCtFn};
 use crate::generic::{hash_text, wipe_block};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
@@ -60,7 +60,7 @@ impl crate::backend::Engine for CtrGhash {
 
     /// Runs the `AesGcm`'s cipher: no round keys to expand (a whole second
     /// key schedule on CPUs without AES instructions).
-    fn new_key(_: &[u8], _: &[u8; 16]) -> Option<Key> {
+    fn new_key(_: Option<&aes_ct::hazmat::RoundKeys>, _: &[u8; 16]) -> Option<Key> {
         Some(Key)
     }
 
@@ -82,7 +82,7 @@ impl crate::backend::Engine for CtrGhash {
         }
         impl AesCtFn for Run<'_, '_, '_> {
             type Out = Block;
-            fn call<C: CtrCipher>(self, c: &C, _: aes_ct::Backend) -> Block {
+            fn call<C: AesCtCipher>(self, c: &C) -> Block {
                 crypt(c, self.ghash, self.j0, self.aad, self.buf, self.encrypt)
             }
         }

@@ -22,6 +22,9 @@
 //! `"vaes-avx2-clmul"`, `"aesni-clmul"`, `"armv8-pmull"`, `"ctr-ghash"`)
 //! forces a path; [`AesGcm::new_with_backend`] asks for one
 //! at run time; [`AesGcm::backend`] tells which one a key uses.
+//! `From<Aes>` of an `aes_ct` cipher takes the path `new` takes for a
+//! cipher on its backend (the fused one over its round keys where it runs
+//! on AES instructions).
 //!
 //! # Decryption
 //! One pass: each chunk of ciphertext is hashed, then decrypted into the
@@ -35,8 +38,6 @@
 //! decryption until the restoring pass).
 //!
 //! # Differences from RustCrypto `aes-gcm`
-//! * `From<Aes>` has exactly RustCrypto's bounds and always takes the
-//!   generic path.
 //! * A zero-length nonce (`NonceSize = U0`) is an error, not a tag.
 //! * `ZeroizeOnDrop` does not need the `zeroize` feature: secrets (round
 //!   keys, H and its powers, E_K(J0), keystream on the stack) are always
@@ -94,12 +95,12 @@ macro_rules! fused_engine {
                 $check
             }
 
-            fn new_key(key: &[u8], h: &[u8; 16]) -> Option<Key> {
+            fn new_key(rk: Option<&aes_ct::hazmat::RoundKeys>, h: &[u8; 16]) -> Option<Key> {
                 if !$check {
                     return None;
                 }
                 // SAFETY: the CPU check passed just before.
-                Key::new(key, h, |h1, out| unsafe { $powers(h1, out) })
+                Key::new(rk?, h, |h1, out| unsafe { $powers(h1, out) })
             }
 
             fn crypt<Aes>(
@@ -286,7 +287,7 @@ where
             let path = backend::choose(backend::aes_ct_backend(cipher));
             // The chosen path passed its CPU check; the generic path is
             // the fallback for a key form that cannot be built.
-            Self::make_fused(path, cipher, key, h).or(Ok(Fused::Generic))
+            Self::make_fused(path, cipher, Some(key), h).or(Ok(Fused::Generic))
         };
         match Self::assemble(key, auto) {
             Ok(gcm) => gcm,
@@ -300,7 +301,10 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
     TagSize: crate::TagSize,
 {
-    /// Always the generic path (the round keys of `cipher` are not known).
+    /// The path `new` would take for a cipher on `cipher`'s backend
+    /// (`backend::choose`): for an aes-ct cipher on AES instructions the
+    /// fused path over its round keys, for one without them `ctr-ghash`,
+    /// for any other cipher the generic path.
     #[inline(always)]
     fn from(cipher: Aes) -> Self {
         ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::from_cipher(cipher))
@@ -315,12 +319,14 @@ where
     fn from_cipher(cipher: Aes) -> Self {
         let mut h = Block::default();
         cipher.encrypt_block(&mut h);
+        let path = backend::choose(backend::aes_ct_backend(&cipher));
+        let fused = Self::make_fused(path, &cipher, None, &h).unwrap_or(Fused::Generic);
         let ghash = GHashKey::new(&h);
         h.0.zeroize();
         Self {
             cipher,
             ghash,
-            fused: Fused::Generic,
+            fused,
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
@@ -362,6 +368,48 @@ where
         })
     }
 
+    /// The key form of path `backend` for `cipher` (`h` = E_K(0)), with
+    /// the round keys its backend keeps, else those of `key` (the AES key
+    /// bytes, when known).
+    fn make_fused(
+        backend: Backend,
+        cipher: &Aes,
+        key: Option<&[u8]>,
+        h: &Block,
+    ) -> Result<Fused, UnsupportedBackend> {
+        if backend == Backend::Generic {
+            return Ok(Fused::Generic);
+        }
+        #[cfg(feature = "aes")]
+        {
+            // Fused paths need one of our `aes_ct` types (the AES-instruction
+            // paths use its round keys; `ctr-ghash` runs the cipher).
+            struct RoundKeysOf;
+            impl backend::AesCtFn for RoundKeysOf {
+                type Out = Option<aes_ct::hazmat::RoundKeys>;
+                fn call<C: backend::AesCtCipher>(self, c: &C) -> Self::Out {
+                    c.round_keys()
+                }
+            }
+            let Ok(rk) = backend::on_aes_ct(cipher, RoundKeysOf) else {
+                return Err(UnsupportedBackend(backend));
+            };
+            if !backend.is_available() {
+                return Err(UnsupportedBackend(backend));
+            }
+            let rk = rk.or_else(|| key.and_then(aes_ct::hazmat::RoundKeys::new));
+            let mut h16: [u8; 16] = h.0;
+            let fused = Fused::new(backend, rk.as_ref(), &h16);
+            h16.zeroize();
+            fused.ok_or(UnsupportedBackend(backend))
+        }
+        #[cfg(not(feature = "aes"))]
+        {
+            let _ = (cipher, key, h);
+            Err(UnsupportedBackend(backend))
+        }
+    }
+
     /// The path this key uses.
     pub fn backend(&self) -> Backend {
         self.fused.backend()
@@ -384,7 +432,7 @@ where
     #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
         ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
-            Self::assemble(key, |c, h| Self::make_fused(backend, c, key, h))
+            Self::assemble(key, |c, h| Self::make_fused(backend, c, Some(key), h))
         })
     }
 
@@ -409,36 +457,6 @@ where
             nonce_size: PhantomData,
             tag_size: PhantomData,
         })
-    }
-
-    /// The key form of path `backend` (`h` = E_K(0)).
-    fn make_fused(
-        backend: Backend,
-        cipher: &Aes,
-        key: &[u8],
-        h: &Block,
-    ) -> Result<Fused, UnsupportedBackend> {
-        if backend == Backend::Generic {
-            return Ok(Fused::Generic);
-        }
-        #[cfg(feature = "aes")]
-        {
-            // Fused paths need one of our `aes_ct` types (the AES-instruction
-            // paths expand the key bytes themselves; `ctr-ghash` runs the
-            // cipher).
-            if backend::aes_ct_backend(cipher).is_none() || !backend.is_available() {
-                return Err(UnsupportedBackend(backend));
-            }
-            let mut h16: [u8; 16] = h.0;
-            let fused = Fused::new(backend, key, &h16);
-            h16.zeroize();
-            fused.ok_or(UnsupportedBackend(backend))
-        }
-        #[cfg(not(feature = "aes"))]
-        {
-            let _ = (cipher, key, h);
-            Err(UnsupportedBackend(backend))
-        }
     }
 }
 

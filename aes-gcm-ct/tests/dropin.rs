@@ -87,3 +87,65 @@ fn generic_code_without_static_bound() {
     };
     assert_eq!(borrowed, owned, "a borrowed cipher seals as an owned one");
 }
+
+/// `From` an aes-ct cipher takes the path `new` takes for the same key
+/// (the fused path where the CPU has AES instructions), and seals alike;
+/// `From` a cipher on a backend without AES instructions takes the
+/// software path `ctr-ghash`, as `new` does where aes-ct selects such a
+/// backend itself.
+#[test]
+fn from_aes_ct_cipher_takes_the_path_new_takes() {
+    use aes_gcm_ct::{Aes128Gcm, Aes256Gcm, Backend};
+    fn seal<G: AeadInOut<NonceSize = U12>>(g: &G, msg: &[u8]) -> Vec<u8> {
+        let mut buf = msg.to_vec();
+        let tag = g
+            .encrypt_inout_detached(&[4u8; 12].into(), b"aad", buf.as_mut_slice().into())
+            .unwrap();
+        buf.extend_from_slice(&tag);
+        buf
+    }
+    let msg = [0x6bu8; 1000];
+    let k16 = [5u8; 16].into();
+    let k32 = [6u8; 32].into();
+    let new128 = Aes128Gcm::new(&k16);
+    let from128 = Aes128Gcm::from(<aes_ct::Aes128 as KeyInit>::new(&k16));
+    let from128e =
+        AesGcm::<aes_ct::Aes128Enc, U12>::from(<aes_ct::Aes128Enc as KeyInit>::new(&k16));
+    let new256 = Aes256Gcm::new(&k32);
+    let from256 = Aes256Gcm::from(<aes_ct::Aes256 as KeyInit>::new(&k32));
+    assert_eq!(from128.backend(), new128.backend());
+    assert_eq!(from128e.backend(), new128.backend());
+    assert_eq!(from256.backend(), new256.backend());
+    println!("new and From: {}", new128.backend());
+    let generic = Aes128Gcm::new_with_backend(&k16, Backend::Generic).unwrap();
+    let expect = seal(&generic, &msg);
+    assert_eq!(seal(&new128, &msg), expect);
+    assert_eq!(seal(&from128, &msg), expect);
+    assert_eq!(seal(&from128e, &msg), expect);
+    assert_eq!(
+        seal(&from256, &msg),
+        seal(
+            &Aes256Gcm::new_with_backend(&k32, Backend::Generic).unwrap(),
+            &msg
+        )
+    );
+    // Every aes-ct backend this CPU runs: the fused paths for the
+    // AES-instruction ones, ctr-ghash for the others (unless a --cfg
+    // narrows aes-gcm-ct's selection).
+    for b in aes_ct::Backend::available() {
+        let g = Aes128Gcm::from(aes_ct::Aes128::new_with_backend(&k16, b).unwrap());
+        let hw = aes_ct::hazmat::uses_aes_instructions(b);
+        println!("aes-ct {b}: {}", g.backend());
+        if Backend::forced().is_none() {
+            let fused = !matches!(g.backend(), Backend::Generic | Backend::CtrGhash);
+            assert_eq!(fused, hw, "aes-ct {b} took {}", g.backend());
+            assert_eq!(
+                g.backend() == Backend::CtrGhash,
+                !hw,
+                "aes-ct {b} took {}",
+                g.backend()
+            );
+        }
+        assert_eq!(seal(&g, &msg), expect, "aes-ct {b}");
+    }
+}

@@ -74,6 +74,10 @@ impl Engine for ArmV8 {
         cpu_aes::get().then_some(ArmV8(()))
     }
 
+    fn enc_round_keys<const NR: usize>(key: &Key<NR>) -> Option<[[u8; 16]; 15]> {
+        Some(key.enc)
+    }
+
     fn expand<const NR: usize>(_: ArmV8, ks: &Schedule<NR>) -> Key<NR> {
         Key {
             enc: ks.enc,

@@ -75,6 +75,10 @@ impl Engine for AesNi {
         cpu_aesni::get().then_some(AesNi(()))
     }
 
+    fn enc_round_keys<const NR: usize>(key: &Key<NR>) -> Option<[[u8; 16]; 15]> {
+        Some(key.enc)
+    }
+
     fn expand<const NR: usize>(_: AesNi, ks: &Schedule<NR>) -> Key<NR> {
         Key::new(ks)
     }

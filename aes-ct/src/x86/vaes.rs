@@ -72,6 +72,10 @@ impl Engine for Vaes {
         })
     }
 
+    fn enc_round_keys<const NR: usize>(key: &VKey<NR>) -> Option<[[u8; 16]; 15]> {
+        Some(key.key.enc)
+    }
+
     fn expand<const NR: usize>(t: Vaes, ks: &Schedule<NR>) -> VKey<NR> {
         VKey {
             key: Key::new(ks),
