@@ -151,3 +151,73 @@ fn errors_display() {
     .to_string();
     assert!(s.contains('1') && s.contains('2'));
 }
+
+/// An NH backend this CPU or build cannot run: `UnsupportedBackend` naming
+/// it, for every backend of the table that is missing here.
+#[test]
+fn unavailable_nh_backend_is_an_error() {
+    use adiantum_ct::{Backend, UnsupportedBackend};
+    let mut missing = 0;
+    for &b in Backend::ALL {
+        match Adiantum::new_with_backend(&[1u8; 32].into(), b) {
+            Ok(c) => assert_eq!(c.backend(), b),
+            Err(e) => {
+                assert_eq!(e, UnsupportedBackend(b));
+                assert!(!b.is_available());
+                assert!(e.to_string().contains(b.name()));
+                missing += 1;
+            }
+        }
+    }
+    // Every build lacks the other architectures' NH backends.
+    assert!(missing > 0);
+}
+
+/// The longest message is 16 + 64 (2^32 - 1) bytes (the XChaCha block
+/// counter). A buffer that long cannot be allocated in a test, but the
+/// same limit guards the sector size, which an empty buffer can carry.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn message_length_limit_via_sector_size() {
+    let max = 16 + 64 * (u32::MAX as usize);
+    let c = Adiantum::new(&[2u8; 32].into());
+    assert_eq!(c.encrypt_sectors(&mut [], max, 0), Ok(()));
+    assert_eq!(
+        c.encrypt_sectors(&mut [], max + 1, 0),
+        Err(Error::BadSectorSize(max + 1))
+    );
+    assert_eq!(
+        c.decrypt_sectors(&mut [], max + 1, 0),
+        Err(Error::BadSectorSize(max + 1))
+    );
+    let h = HPolyC::new(&[2u8; 32].into());
+    assert_eq!(
+        h.encrypt_sectors(&mut [], usize::MAX, 0),
+        Err(Error::BadSectorSize(usize::MAX))
+    );
+}
+
+/// Adiantum is not authenticated: a tampered ciphertext or a wrong tweak
+/// decrypts without an error, to unrelated bytes (the wide-block property:
+/// every 16-byte block of the plaintext changes).
+#[test]
+fn tampered_ciphertext_decrypts_to_garbage() {
+    let c = Adiantum::new(&[6u8; 32].into());
+    let pt = [0x42u8; 512];
+    let mut ct = pt;
+    c.encrypt(b"tweak", &mut ct).unwrap();
+    for pos in [0usize, 100, 495, 496, 511] {
+        let mut bad = ct;
+        bad[pos] ^= 0x01;
+        c.decrypt(b"tweak", &mut bad).unwrap();
+        let same = pt
+            .chunks(16)
+            .zip(bad.chunks(16))
+            .filter(|(a, b)| a == b)
+            .count();
+        assert_eq!(same, 0, "flip at {pos}: {same} plaintext blocks survived");
+    }
+    let mut wrong_tweak = ct;
+    c.decrypt(b"tweaK", &mut wrong_tweak).unwrap();
+    assert_ne!(wrong_tweak, pt);
+}

@@ -56,3 +56,36 @@ fn mismatched_buffer_lengths_are_errors() {
     let mut out = [Block::default(); 4];
     assert!(c.encrypt_blocks_b2b(&inp, &mut out).is_err());
 }
+
+/// Mismatched `*_b2b` lengths on every backend, both directions, for the
+/// key types and the encrypt-only / decrypt-only ones: an error, the output
+/// untouched; empty slices are nothing to do, not an error.
+#[test]
+fn b2b_mismatched_lengths_every_type_and_direction() {
+    use cipher::BlockCipherDecrypt;
+    for b in Backend::available() {
+        let c = Aes256::new_with_backend(&[3u8; 32].into(), b).unwrap();
+        let inp = [Block::default(); 9];
+        for n in [0usize, 1, 8, 10, 40] {
+            let mut out = vec![Block::from([0x77u8; 16]); n];
+            assert!(c.encrypt_blocks_b2b(&inp, &mut out).is_err(), "{b} enc {n}");
+            assert!(c.decrypt_blocks_b2b(&inp, &mut out).is_err(), "{b} dec {n}");
+            assert!(
+                out.iter().all(|x| x == &Block::from([0x77u8; 16])),
+                "output touched"
+            );
+        }
+        // Empty input and output: nothing to do, not an error.
+        assert!(c.encrypt_blocks_b2b(&[], &mut []).is_ok());
+        assert!(c.decrypt_blocks_b2b(&[], &mut []).is_ok());
+        let mut none: [Block; 0] = [];
+        c.encrypt_blocks(&mut none);
+        c.decrypt_blocks(&mut none);
+    }
+    let e = Aes128Enc::new(&[1u8; 16].into());
+    let d = Aes128Dec::from(&Aes128::new(&[1u8; 16].into()));
+    let inp = [Block::default(); 3];
+    let mut out = [Block::default(); 2];
+    assert!(e.encrypt_blocks_b2b(&inp, &mut out).is_err());
+    assert!(d.decrypt_blocks_b2b(&inp, &mut out).is_err());
+}

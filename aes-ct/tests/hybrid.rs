@@ -182,12 +182,40 @@ fn every_backend_every_length() {
     }
 }
 
-/// The x86 backends this CPU has are really in the list (so the test above
-/// is not vacuous on this machine).
+/// `Backend::available()` lists exactly the x86 backends this build has
+/// and this CPU can run, judged by std's own feature detection (not the
+/// crate's): so the test above runs every backend the CPU offers, and none
+/// it cannot run is claimed.
 #[test]
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 fn x86_backends_listed() {
+    use std::arch::is_x86_feature_detected as has;
+    let ssse3 = has!("ssse3");
+    let aesni = has!("aes") && has!("sse2") && ssse3;
+    let vaes = has!("aes") && has!("vaes") && has!("avx2");
+    let want = [
+        ("vaes", cfg!(feature = "vaes") && vaes),
+        ("aesni", cfg!(feature = "aesni") && aesni),
+        ("hybrid", cfg!(feature = "hybrid") && ssse3),
+        ("vpaes", cfg!(feature = "vpaes") && ssse3),
+        ("bsaes", cfg!(feature = "bsaes") && ssse3),
+        ("soft", true),
+    ];
     let names: Vec<&str> = Backend::available().map(|b| b.name()).collect();
     eprintln!("available: {names:?}");
-    assert!(names.contains(&"soft"));
+    for (name, expected) in want {
+        assert_eq!(
+            names.contains(&name),
+            expected,
+            "backend {name}: listed {:?}, this CPU and build {}",
+            names.contains(&name),
+            if expected { "can run it" } else { "cannot" }
+        );
+    }
+    for n in &names {
+        assert!(
+            want.iter().any(|(w, _)| w == n),
+            "unexpected backend {n} on x86"
+        );
+    }
 }

@@ -68,3 +68,85 @@ fn unavailable_backend_is_an_error() {
     assert!(missing > 0);
     assert!(Backend::available().any(|b| b == Backend::detected()));
 }
+
+/// Empty and odd-length updates, against one call and RustCrypto's
+/// hashers: an empty `update` or `update_padded` changes nothing (GHASH of
+/// nothing is zero); whole blocks by `update` and the odd tail by
+/// `update_padded` equal one `update_padded` of the message; and since
+/// `update_padded` pads each call with zeros to a whole block, odd pieces
+/// fed one call each equal one call over the pieces zero-padded and joined.
+fn odd_updates<O, R>(what: &str, ours: impl Fn() -> O, theirs: impl Fn() -> R)
+where
+    O: UniversalHash<BlockSize = ghash_ct::universal_hash::consts::U16>,
+    R: UniversalHash<BlockSize = ghash_ct::universal_hash::consts::U16>,
+{
+    let data: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+    let mut g = ours();
+    g.update(&[]);
+    g.update_padded(&[]);
+    assert_eq!(
+        g.finalize().as_slice(),
+        &[0u8; 16],
+        "{what}: hash of nothing"
+    );
+    for len in [1usize, 7, 15, 16, 17, 31, 33, 47, 100] {
+        let msg = &data[..len];
+        let mut r = theirs();
+        r.update_padded(msg);
+        let want = r.finalize();
+
+        let mut g = ours();
+        g.update_padded(msg);
+        assert_eq!(g.finalize(), want, "{what}: one call, {len} bytes");
+
+        let (blocks, tail) = ghash_ct::Block::slice_as_chunks(msg);
+        let mut g = ours();
+        g.update_padded(&[]);
+        g.update(blocks);
+        g.update(&[]);
+        g.update_padded(tail);
+        g.update_padded(&[]);
+        assert_eq!(
+            g.finalize(),
+            want,
+            "{what}: {} blocks then a {}-byte tail, empty updates between",
+            blocks.len(),
+            tail.len()
+        );
+
+        for cut in [1usize, 5, 15, 17, 33].into_iter().filter(|&c| c < len) {
+            let (a, b) = msg.split_at(cut);
+            let mut g = ours();
+            g.update_padded(a);
+            g.update_padded(b);
+            let mut joined = a.to_vec();
+            joined.resize(a.len().next_multiple_of(16), 0);
+            joined.extend_from_slice(b);
+            let mut r = theirs();
+            r.update_padded(&joined);
+            assert_eq!(
+                g.finalize(),
+                r.finalize(),
+                "{what}: {len} bytes as {cut} + {} in two padded calls",
+                len - cut
+            );
+        }
+    }
+}
+
+#[test]
+fn empty_and_odd_length_updates() {
+    let h = [9u8; 16];
+    for b in backends() {
+        odd_updates(
+            &format!("GHASH on {b}"),
+            || GHash::new_with_backend(&h.into(), b).unwrap(),
+            || <ghash::GHash as KeyInit>::new(&h.into()),
+        );
+        odd_updates(
+            &format!("POLYVAL on {b}"),
+            || Polyval::new_with_backend(&h.into(), b).unwrap(),
+            || <polyval::Polyval as KeyInit>::new(&h.into()),
+        );
+    }
+}

@@ -11,7 +11,9 @@
 //! the covered and uncovered backends (with the reason, e.g. AVX-512 that
 //! valgrind 3.19 cannot execute). Before that it proves the check works:
 //! the harness's leaky toys (secret-indexed lookup, secret branch) must be
-//! reported, its constant-time toy must not. `ct-check/valgrind.supp`
+//! reported, its constant-time toy must not; then the same toys' tests in
+//! `ct-check/tests/toys.rs`, which a plain `cargo test` leaves ignored
+//! (they need valgrind), run with `--ignored`. `ct-check/valgrind.supp`
 //! holds the declassifications (today one: aes-gcm-ct's open branches on
 //! the tag-check result it returns), each matching only its own function.
 //!
@@ -93,6 +95,13 @@ pub fn main(args: &[String]) -> Result<(), String> {
             println!("  {toy:<11} clean, as it should be");
         }
     }
+
+    // The same toys as tests (`ct-check/tests/toys.rs`), ignored by a plain
+    // `cargo test` because they need valgrind: run here, where it is
+    // installed. `--workspace` keeps the host tests' feature set, so
+    // nothing is rebuilt after them.
+    println!("\n==> the toy tests, which need valgrind (ct-check/tests/toys.rs)");
+    run(cargo().args(["test", "--workspace", "--test", "toys", "--", "--ignored"]))?;
 
     println!("\n==> constant-time check of every backend valgrind can run");
     let mut a: Vec<String> = vec!["run".into()];
