@@ -24,6 +24,8 @@ macro_rules! suites {
 // One name per measured crate, in print order.
 suites!(aes, ghash, gcm);
 
+pub mod svg;
+
 /// `OPENSSL_ia32cap` value that hides AES-NI and PCLMULQDQ (CPUID.1:ECX
 /// bits 25 and 1) from OpenSSL, and the note for rows measured with it.
 pub const OPENSSL_NO_AESNI: &str = "~0x200000200000000";
