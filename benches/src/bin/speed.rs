@@ -4,7 +4,8 @@
 //! in `benches/src/speed/` (one module per crate; see its `mod.rs` for how
 //! to add one).
 
-use benches::speed::{Ctx, Options, SUITES};
+use benches::speed::{Ctx, Options, SUITES, cpu_name, svg};
+use std::fmt::Write as _;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,8 @@ usage: speed [options] [suite...]
                            (xtask does this; NAME: the GHASH this CPU would take without
                            PCLMULQDQ): RustCrypto soft, aes-gcm-ct software path
   --soft-build             this is that binary: measure only the rows it adds
+  --write DIR              also write the tables to DIR/speed.txt and the throughput
+                           curves to DIR/speed.svg
   --tsv                    print rows as tab-separated lines instead of tables
   --ghash-without-clmul    print the GHASH backend this CPU would select without
                            PCLMULQDQ / PMULL (xtask's soft build uses it) and exit";
@@ -28,6 +31,7 @@ usage: speed [options] [suite...]
 fn main() -> ExitCode {
     let mut opts = Options::default();
     let mut soft_bin = None;
+    let mut write_dir = None;
     let mut tsv = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -53,6 +57,10 @@ fn main() -> ExitCode {
                 Some(p) => soft_bin = Some(p),
                 None => return usage("--rustcrypto-soft needs a path"),
             },
+            "--write" => match args.next() {
+                Some(p) => write_dir = Some(std::path::PathBuf::from(p)),
+                None => return usage("--write needs a directory"),
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -70,8 +78,9 @@ fn main() -> ExitCode {
     if suites.is_empty() {
         return usage("no suite matches");
     }
+    let header = header();
     if !tsv {
-        print_header();
+        print!("{header}");
     }
     let mut ctx = Ctx::new(opts.clone());
     for (_, run) in &suites {
@@ -84,10 +93,14 @@ fn main() -> ExitCode {
              build (cargo xtask speed does it).",
         );
     }
+    let mut merges = Vec::new();
     if let Some(bin) = soft_bin {
+        merges.push((bin, "--soft-build"));
+    }
+    for (bin, flag) in merges {
         let mut c = Command::new(&bin);
         c.args([
-            "--soft-build",
+            flag,
             "--tsv",
             "--time-ms",
             &opts.time.as_millis().to_string(),
@@ -112,13 +125,35 @@ fn main() -> ExitCode {
 
     if tsv {
         print!("{}", ctx.to_tsv());
-    } else {
-        print!("{}", ctx.render());
-        println!(
-            "\nMB/s = 10^6 bytes per second of this thread's CPU time (OpenSSL speed also divides by user CPU time); \
-             ratios > 1 mean ours is faster. Took {:.1}s.",
-            start.elapsed().as_secs_f64()
-        );
+        return ExitCode::SUCCESS;
+    }
+    let mut text = ctx.render();
+    let _ = writeln!(
+        text,
+        "\nMB/s = 10^6 bytes per second of this thread's CPU time (OpenSSL speed also divides by user CPU time); \
+         ratios > 1 mean ours is faster. Took {:.1}s.",
+        start.elapsed().as_secs_f64()
+    );
+    print!("{text}");
+    if let Some(dir) = write_dir {
+        let charts = ctx.charts(&format!(" ({} on {})", std::env::consts::ARCH, cpu_name()));
+        let written = svg::document(&charts).and_then(|svg| {
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(dir.join("speed.txt"), format!("{header}{text}")))
+                .and_then(|()| std::fs::write(dir.join("speed.svg"), svg))
+                .map_err(|e| format!("cannot write to {}: {e}", dir.display()))
+        });
+        match written {
+            Ok(()) => println!(
+                "Wrote {} and {}.",
+                dir.join("speed.txt").display(),
+                dir.join("speed.svg").display()
+            ),
+            Err(e) => {
+                eprintln!("speed: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
     ExitCode::SUCCESS
 }
@@ -128,17 +163,10 @@ fn usage(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn print_header() {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    println!("{} on {cpu}", std::env::consts::ARCH);
+/// The CPU, its features and aes-ct's backends, as the tables' header.
+fn header() -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{} on {}", std::env::consts::ARCH, cpu_name());
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
         let f = [
@@ -157,12 +185,14 @@ fn print_header() {
             ),
         ];
         let on: Vec<&str> = f.iter().filter(|x| x.1).map(|x| x.0).collect();
-        println!("CPU features: {}", on.join(" "));
+        let _ = writeln!(s, "CPU features: {}", on.join(" "));
     }
     let avail: Vec<&str> = aes_ct::Backend::available().map(|b| b.name()).collect();
-    println!(
+    let _ = writeln!(
+        s,
         "aes-ct backends available: {} (auto-selected: {})",
         avail.join(", "),
         aes_ct::Backend::detected().name()
     );
+    s
 }

@@ -10,7 +10,7 @@
 //! aes-ct's own CTR mode (same semantics, fused whole-block loop) the same
 //! way.
 
-use super::{Col, Ctx, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+use super::{Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use cipher::{Array, BlockCipherEncrypt, InnerIvInit, KeyInit, StreamCipher, consts::U16};
 
 /// CTR message sizes in bytes (as `bssl speed` plus 1350, a typical packet).
@@ -116,6 +116,35 @@ where
     }
 }
 
+/// Key setup (`KeyInit::new` and drop) and key size of aes-ct's
+/// automatically selected backend and RustCrypto `aes`.
+fn key_setup(ctx: &mut Ctx) {
+    let (k16, k32) = ([0x5au8; 16], [0x5au8; 32]);
+    let ours = "aes-ct Aes128 / Aes256 auto";
+    let rc_auto = "RustCrypto aes 0.9 auto";
+    let rc_soft = "RustCrypto aes 0.9 soft";
+    let mut keys = Vec::new();
+    if ctx.wants(Role::Ours) {
+        keys.push(KeyImpl::new(
+            ours,
+            Role::Ours,
+            || aes_ct::Aes128::new(keep(&k16.into())),
+            || aes_ct::Aes256::new(keep(&k32.into())),
+        ));
+    }
+    keys.push(KeyImpl::new(
+        if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto },
+        Role::Reference,
+        || aes::Aes128::new(keep(&k16.into())),
+        || aes::Aes256::new(keep(&k32.into())),
+    ));
+    let (setup, size) = ctx.key_tables("AES", keys);
+    for t in [&setup, &size] {
+        ctx.ratio(t, ours, rc_auto);
+        ctx.ratio(t, ours, rc_soft);
+    }
+}
+
 /// The suite entry point.
 pub fn run(ctx: &mut Ctx) {
     one_size::<aes_ct::Aes128, aes::Aes128>(ctx, 128, |k, b| {
@@ -124,4 +153,5 @@ pub fn run(ctx: &mut Ctx) {
     one_size::<aes_ct::Aes256, aes::Aes256>(ctx, 256, |k, b| {
         aes_ct::Aes256::new_with_backend(k.try_into().ok()?, b).ok()
     });
+    key_setup(ctx);
 }

@@ -21,10 +21,13 @@
 //! copies the ciphertext back into the buffer (every row alike; a memcpy
 //! per message). Each row is checked against RustCrypto's output first.
 //!
-//! A last table times key setup (`KeyInit::new` and drop), for code that
-//! makes a key per message.
+//! `aws-lc-rs` rows are in the builds with `--cfg speed_peers` (xtask's).
+//!
+//! Key setup (`KeyInit::new` and drop, for code that makes a key per
+//! message) and the key's size get tables of their own.
 
-use super::{Col, Ctx, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+
+use super::{Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
 use aes_gcm_ct::{AesGcm, Backend};
 use cipher::consts::{U12, U16};
@@ -119,6 +122,63 @@ impl Aead for Ring {
     }
 }
 
+/// aws-lc-rs: ring's API, but `open_in_place_separate_tag` takes the tag
+/// as a slice.
+#[cfg(speed_peers)]
+struct AwsLc(aws_lc_rs::aead::LessSafeKey);
+
+#[cfg(speed_peers)]
+impl Aead for AwsLc {
+    #[inline]
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        use aws_lc_rs::aead::{Aad, Nonce};
+        let n = Nonce::assume_unique_for_key(NONCE);
+        let tag = self
+            .0
+            .seal_in_place_separate_tag(n, Aad::from(AAD), buf)
+            .expect("seal");
+        tag.as_ref().try_into().expect("16-byte tag")
+    }
+
+    #[inline]
+    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        use aws_lc_rs::aead::{Aad, Nonce};
+        let n = Nonce::assume_unique_for_key(NONCE);
+        let r = self
+            .0
+            .open_in_place_separate_tag(n, Aad::from(AAD), tag, buf);
+        r.is_ok()
+    }
+}
+
+#[cfg(speed_peers)]
+fn aws_lc_key(bits: usize, key: &[u8]) -> aws_lc_rs::aead::LessSafeKey {
+    let alg = if bits == 128 {
+        &aws_lc_rs::aead::AES_128_GCM
+    } else {
+        &aws_lc_rs::aead::AES_256_GCM
+    };
+    let Ok(k) = aws_lc_rs::aead::UnboundKey::new(alg, key) else {
+        unreachable!("key length matches")
+    };
+    aws_lc_rs::aead::LessSafeKey::new(k)
+}
+
+fn ring_key(bits: usize, key: &[u8]) -> ring::aead::LessSafeKey {
+    let alg = if bits == 128 {
+        &ring::aead::AES_128_GCM
+    } else {
+        &ring::aead::AES_256_GCM
+    };
+    let Ok(k) = ring::aead::UnboundKey::new(alg, key) else {
+        unreachable!("key length matches")
+    };
+    ring::aead::LessSafeKey::new(k)
+}
+
+const RING: &str = "ring 0.17";
+const AWS_LC: &str = "aws-lc-rs 1";
+
 /// Table titles of a key size.
 fn titles(bits: usize) -> (String, String) {
     (
@@ -200,7 +260,7 @@ where
     let auto_name = format!("aes-gcm-ct auto ({})", auto.backend().name());
     let rc_auto = "RustCrypto aes-gcm 0.11 auto";
     let rc_soft = "RustCrypto aes-gcm 0.11 soft";
-    let ring_name = "ring 0.17";
+    let ring_name = RING;
 
     // Forced paths other than the automatic choice (for ratios to ring).
     let mut others = Vec::new();
@@ -245,22 +305,10 @@ where
     let mut openssl = None;
     let mut openssl_masked = None;
     if ctx.wants(Role::Other) {
-        let alg = if bits == 128 {
-            &ring::aead::AES_128_GCM
-        } else {
-            &ring::aead::AES_256_GCM
-        };
-        let Ok(k) = ring::aead::UnboundKey::new(alg, &key) else {
-            unreachable!("key length matches")
-        };
-        add_row(
-            ctx,
-            bits,
-            Role::Other,
-            ring_name,
-            &Ring(ring::aead::LessSafeKey::new(k)),
-            &expect,
-        );
+        let ring = Ring(ring_key(bits, &key));
+        add_row(ctx, bits, Role::Other, ring_name, &ring, &expect);
+        #[cfg(speed_peers)]
+        add_row(ctx, bits, Role::Other, AWS_LC, &AwsLc(aws_lc_key(bits, &key)), &expect);
 
         if let Some(version) = ctx.openssl_version() {
             let v = version
@@ -301,6 +349,7 @@ where
     // The ratio lines (declared in the normal build, which prints them).
     for t in [&seal_t, &open_t] {
         ctx.ratio(t, &auto_name, ring_name);
+        ctx.ratio(t, &auto_name, AWS_LC);
         ctx.ratio(t, &auto_name, rc_auto);
         if let Some(o) = &openssl {
             ctx.ratio(t, &auto_name, o);
@@ -315,71 +364,51 @@ where
     }
 }
 
-#[rustfmt::skip]
-const KEY_COLS: &[Col] = &[
-    Col { key: "128", header: "AES-128 ns", lower_is_better: true },
-    Col { key: "256", header: "AES-256 ns", lower_is_better: true },
-];
-
-/// Key setup: `KeyInit::new` and drop (round keys, H and its powers, the
-/// wipe on drop), for code that makes a key per message.
+/// Key setup (`KeyInit::new` and drop: round keys, H and its powers, the
+/// wipe on drop) and key size, for code that makes a key per message.
 fn key_setup(ctx: &mut Ctx) {
-    let t = "AES-GCM key setup";
-    ctx.table(t, "ns per KeyInit::new + drop", KEY_COLS);
     let (k16, k32) = ([0x5au8; 16], [0x5au8; 32]);
-    let ours = "aes-gcm-ct auto";
+    let ours = "aes-gcm-ct Aes128Gcm / Aes256Gcm auto";
     let rc_auto = "RustCrypto aes-gcm 0.11 auto";
     let rc_soft = "RustCrypto aes-gcm 0.11 soft";
-    let ring_name = "ring 0.17";
-    let ns = |ctx: &Ctx, f: &mut dyn FnMut()| ctx.measure(f) * 1e9;
-    let ours_cells = |ctx: &Ctx| {
-        vec![
-            ("128".to_owned(), ns(ctx, &mut || {
-                keep(aes_gcm_ct::Aes128Gcm::new(keep(&k16.into())));
-            })),
-            ("256".to_owned(), ns(ctx, &mut || {
-                keep(aes_gcm_ct::Aes256Gcm::new(keep(&k32.into())));
-            })),
-        ]
-    };
-    if ctx.wants(Role::Ours) {
-        let c = ours_cells(ctx);
-        ctx.row(t, Role::Ours, ours, c);
+    let mut keys = Vec::new();
+    let name = |n| if ctx.opts.soft_build { SOFTWARE } else { n };
+    if ctx.wants(Role::Ours) || ctx.opts.soft_build {
+        keys.push(KeyImpl::new(
+            name(ours),
+            Role::Ours,
+            || aes_gcm_ct::Aes128Gcm::new(keep(&k16.into())),
+            || aes_gcm_ct::Aes256Gcm::new(keep(&k32.into())),
+        ));
     }
-    if ctx.opts.soft_build {
-        let c = ours_cells(ctx);
-        ctx.row(t, Role::Ours, SOFTWARE, c);
-    }
-    let c = vec![
-        ("128".to_owned(), ns(ctx, &mut || {
-            keep(aes_gcm::Aes128Gcm::new(keep(&k16.into())));
-        })),
-        ("256".to_owned(), ns(ctx, &mut || {
-            keep(aes_gcm::Aes256Gcm::new(keep(&k32.into())));
-        })),
-    ];
-    let rc = if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto };
-    ctx.row(t, Role::Reference, rc, c);
+    keys.push(KeyImpl::new(
+        if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto },
+        Role::Reference,
+        || aes_gcm::Aes128Gcm::new(keep(&k16.into())),
+        || aes_gcm::Aes256Gcm::new(keep(&k32.into())),
+    ));
     if ctx.wants(Role::Other) {
-        let ring_key = |alg: &'static ring::aead::Algorithm, k: &[u8]| {
-            let Ok(u) = ring::aead::UnboundKey::new(alg, k) else {
-                unreachable!("key length matches")
-            };
-            ring::aead::LessSafeKey::new(u)
-        };
-        let c = vec![
-            ("128".to_owned(), ns(ctx, &mut || {
-                keep(ring_key(&ring::aead::AES_128_GCM, keep(&k16)));
-            })),
-            ("256".to_owned(), ns(ctx, &mut || {
-                keep(ring_key(&ring::aead::AES_256_GCM, keep(&k32)));
-            })),
-        ];
-        ctx.row(t, Role::Other, ring_name, c);
+        keys.push(KeyImpl::new(
+            RING,
+            Role::Other,
+            || ring_key(128, keep(&k16)),
+            || ring_key(256, keep(&k32)),
+        ));
+        #[cfg(speed_peers)]
+        keys.push(KeyImpl::new(
+            AWS_LC,
+            Role::Other,
+            || aws_lc_key(128, keep(&k16)),
+            || aws_lc_key(256, keep(&k32)),
+        ));
     }
-    ctx.ratio(t, ours, ring_name);
-    ctx.ratio(t, ours, rc_auto);
-    ctx.ratio(t, SOFTWARE, rc_soft);
+    let (setup, size) = ctx.key_tables("AES-GCM", keys);
+    for t in [&setup, &size] {
+        ctx.ratio(t, ours, RING);
+        ctx.ratio(t, ours, AWS_LC);
+        ctx.ratio(t, ours, rc_auto);
+        ctx.ratio(t, SOFTWARE, rc_soft);
+    }
 }
 
 /// The suite entry point.

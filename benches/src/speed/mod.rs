@@ -26,6 +26,10 @@ suites!(aes, ghash, gcm);
 
 pub mod svg;
 
+/// Rounds of [`Ctx::measure_alternating`]: the median of 9 rounds that
+/// take every implementation in turn.
+pub const ROUNDS: usize = 9;
+
 /// `OPENSSL_ia32cap` value that hides AES-NI and PCLMULQDQ (CPUID.1:ECX
 /// bits 25 and 1) from OpenSSL, and the note for rows measured with it.
 pub const OPENSSL_NO_AESNI: &str = "~0x200000200000000";
@@ -203,24 +207,78 @@ impl Ctx {
     /// `time / reps`, run it `reps` times, keep the fastest.
     pub fn measure(&self, mut f: impl FnMut()) -> f64 {
         let per_rep = self.opts.time.as_secs_f64() / f64::from(self.opts.reps.max(1));
-        let time = |f: &mut dyn FnMut(), n: u64| {
-            let t = Clock::now();
-            for _ in 0..n {
-                f();
-            }
-            t.elapsed()
-        };
-        // Warm up and calibrate: grow n until a run takes >= 1/10 of a rep.
-        let mut n = 1u64;
-        let mut t = time(&mut f, n);
-        while t < per_rep / 10.0 && n < 1 << 40 {
-            n *= if t < per_rep / 1000.0 { 16 } else { 2 };
-            t = time(&mut f, n);
-        }
-        let n = ((n as f64) * per_rep / t.max(1e-9)).max(1.0) as u64;
+        let n = calibrate(&mut f, per_rep);
         (0..self.opts.reps.max(1))
-            .map(|_| time(&mut f, n) / n as f64)
+            .map(|_| time_n(&mut f, n) / n as f64)
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Seconds per call of each of `fs`: each calibrated to `time / reps`
+    /// per round, then [`ROUNDS`] rounds that run every function in turn
+    /// (load that comes and goes hits all of them alike); the median round
+    /// of each.
+    pub fn measure_alternating(&self, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+        let per_rep = self.opts.time.as_secs_f64() / f64::from(self.opts.reps.max(1));
+        let n: Vec<u64> = fs
+            .iter_mut()
+            .map(|f| calibrate(&mut **f, per_rep))
+            .collect();
+        let mut rounds = vec![Vec::with_capacity(ROUNDS); fs.len()];
+        for _ in 0..ROUNDS {
+            for ((f, &n), r) in fs.iter_mut().zip(&n).zip(&mut rounds) {
+                r.push(time_n(&mut **f, n) / n as f64);
+            }
+        }
+        rounds
+            .into_iter()
+            .map(|mut r| {
+                r.sort_by(f64::total_cmp);
+                r[r.len() / 2]
+            })
+            .collect()
+    }
+
+    /// Key setup and key size tables `"<prefix> key setup"` and
+    /// `"<prefix> key size"` for `keys` (AES-128 and AES-256 columns), set
+    /// up alternately ([`Ctx::measure_alternating`]); the ratio lines are
+    /// the caller's ([`Ctx::ratio`]). Returns the two titles.
+    pub fn key_tables(&mut self, prefix: &str, keys: Vec<KeyImpl<'_>>) -> (String, String) {
+        let setup = format!("{prefix} key setup");
+        let size = format!("{prefix} key size");
+        self.table(
+            &setup,
+            &format!("ns per key setup + drop, median of {ROUNDS} alternating rounds"),
+            KEY_SETUP_COLS,
+        );
+        self.table(
+            &size,
+            "bytes: size_of the key type, heap bytes it holds (malloc chunks)",
+            KEY_SIZE_COLS,
+        );
+        let mut keys = keys;
+        for (bits, col) in [(128, "128"), (256, "256")] {
+            let mut fs: Vec<&mut dyn FnMut()> = keys
+                .iter_mut()
+                .map(|k| &mut *k.setup[usize::from(bits == 256)] as &mut dyn FnMut())
+                .collect();
+            let ns = self.measure_alternating(&mut fs);
+            for (k, t) in keys.iter_mut().zip(ns) {
+                k.cells.push((col.to_owned(), t * 1e9));
+            }
+        }
+        for k in keys {
+            self.row(&setup, k.role, &k.name, k.cells);
+            let mut c = Vec::new();
+            for (i, bits) in ["128", "256"].iter().enumerate() {
+                let (stack, heap) = k.size[i];
+                c.push((format!("{bits}size"), stack as f64));
+                if let Some(h) = heap {
+                    c.push((format!("{bits}heap"), h as f64));
+                }
+            }
+            self.row(&size, k.role, &k.name, c);
+        }
+        (setup, size)
     }
 
     /// MB/s (10^6 bytes per second) for `bytes` per call of `f`.
@@ -341,6 +399,47 @@ impl Ctx {
         }
     }
 
+    /// One chart per table with message-size columns (a column whose key
+    /// is a number of bytes and whose values are throughputs, i.e. not
+    /// `lower_is_better`), one series per row with at least one such value;
+    /// `suffix` is appended to each title (the CPU).
+    pub fn charts(&self, suffix: &str) -> Vec<svg::Chart> {
+        let mut out = Vec::new();
+        for t in &self.tables {
+            let cols: Vec<(&str, f64)> = t
+                .cols
+                .iter()
+                .filter(|c| !c.lower_is_better)
+                .filter_map(|c| Some((c.key, c.key.parse::<u32>().ok()?.into())))
+                .collect();
+            if cols.is_empty() {
+                continue;
+            }
+            let series: Vec<svg::Series> = t
+                .rows
+                .iter()
+                .map(|r| svg::Series {
+                    name: r.name.clone(),
+                    points: cols
+                        .iter()
+                        .filter_map(|&(k, x)| {
+                            let &(_, y) = r.cells.iter().find(|(ck, _)| ck == k)?;
+                            Some((x, y))
+                        })
+                        .collect(),
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect();
+            if !series.is_empty() {
+                out.push(svg::Chart {
+                    title: format!("{}{suffix}", t.title),
+                    series,
+                });
+            }
+        }
+        out
+    }
+
     /// The tables, `bssl speed`-like, with ratio lines.
     pub fn render(&self) -> String {
         let mut s = String::new();
@@ -415,6 +514,153 @@ impl Ctx {
         }
         s
     }
+}
+
+/// An iteration count of `f` that takes about `per_rep` seconds (after a
+/// warm-up: grow it until a run takes at least a tenth of that).
+fn calibrate(f: &mut dyn FnMut(), per_rep: f64) -> u64 {
+    let mut n = 1u64;
+    let mut t = time_n(f, n);
+    while t < per_rep / 10.0 && n < 1 << 40 {
+        n *= if t < per_rep / 1000.0 { 16 } else { 2 };
+        t = time_n(f, n);
+    }
+    ((n as f64) * per_rep / t.max(1e-9)).max(1.0) as u64
+}
+
+/// Seconds for `n` calls of `f`.
+fn time_n(f: &mut dyn FnMut(), n: u64) -> f64 {
+    let t = Clock::now();
+    for _ in 0..n {
+        f();
+    }
+    t.elapsed()
+}
+
+#[rustfmt::skip]
+const KEY_SETUP_COLS: &[Col] = &[
+    Col { key: "128", header: "AES-128 ns", lower_is_better: true },
+    Col { key: "256", header: "AES-256 ns", lower_is_better: true },
+];
+
+#[rustfmt::skip]
+const KEY_SIZE_COLS: &[Col] = &[
+    Col { key: "128size", header: "AES-128 size_of", lower_is_better: true },
+    Col { key: "128heap", header: "AES-128 heap", lower_is_better: true },
+    Col { key: "256size", header: "AES-256 size_of", lower_is_better: true },
+    Col { key: "256heap", header: "AES-256 heap", lower_is_better: true },
+];
+
+/// One implementation for [`Ctx::key_tables`]: made with [`KeyImpl::new`].
+pub struct KeyImpl<'a> {
+    name: String,
+    role: Role,
+    /// Set up and drop an AES-128 and an AES-256 key.
+    setup: [Box<dyn FnMut() + 'a>; 2],
+    /// `size_of` and heap bytes held (`None` where [`heap_held`] cannot
+    /// count them) per key size.
+    size: [(usize, Option<usize>); 2],
+    cells: Vec<(String, f64)>,
+}
+
+impl std::fmt::Debug for KeyImpl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyImpl")
+            .field("name", &self.name)
+            .field("role", &self.role)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> KeyImpl<'a> {
+    /// `new128` and `new256` make a key (from the caller's key bytes).
+    pub fn new<K1, K2>(
+        name: &str,
+        role: Role,
+        new128: impl Fn() -> K1 + 'a,
+        new256: impl Fn() -> K2 + 'a,
+    ) -> KeyImpl<'a> {
+        let size = [
+            (std::mem::size_of::<K1>(), heap_held(&new128)),
+            (std::mem::size_of::<K2>(), heap_held(&new256)),
+        ];
+        KeyImpl {
+            name: name.into(),
+            role,
+            setup: [
+                Box::new(move || drop(keep(new128()))),
+                Box::new(move || drop(keep(new256()))),
+            ],
+            size,
+            cells: Vec::new(),
+        }
+    }
+}
+
+/// Heap bytes a value made by `make` holds while it lives, C libraries'
+/// allocations included (aws-lc-rs keeps its key in AWS-LC's `malloc`ed
+/// context): glibc's in-use bytes (`mallinfo`, chunk sizes with their
+/// header) after making [`HEAP_SAMPLES`] values, kept alive, minus before,
+/// per value; so many that the few chunks glibc's per-thread cache hands
+/// out without counting them change the figure by under 1%. `None` where
+/// the C library is not glibc.
+pub fn heap_held<T>(make: impl Fn() -> T) -> Option<usize> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        #[repr(C)]
+        struct Mallinfo {
+            arena: core::ffi::c_int,
+            ordblks: core::ffi::c_int,
+            smblks: core::ffi::c_int,
+            hblks: core::ffi::c_int,
+            hblkhd: core::ffi::c_int,
+            usmblks: core::ffi::c_int,
+            fsmblks: core::ffi::c_int,
+            uordblks: core::ffi::c_int,
+            fordblks: core::ffi::c_int,
+            keepcost: core::ffi::c_int,
+        }
+        unsafe extern "C" {
+            fn mallinfo() -> Mallinfo;
+        }
+        // In use: small chunks plus mmapped ones.
+        let in_use = || {
+            // SAFETY: `mallinfo` takes no arguments and returns the struct
+            // by value (glibc's layout: ten C ints).
+            let m = unsafe { mallinfo() };
+            i64::from(m.uordblks) + i64::from(m.hblkhd)
+        };
+        let mut keep_alive = Vec::with_capacity(HEAP_SAMPLES);
+        let before = in_use();
+        for _ in 0..HEAP_SAMPLES {
+            keep_alive.push(keep(make()));
+        }
+        let after = in_use();
+        drop(keep_alive);
+        Some(((after - before).max(0) / HEAP_SAMPLES as i64) as usize)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = make;
+        None
+    }
+}
+
+/// Values made per [`heap_held`] measurement.
+pub const HEAP_SAMPLES: usize = 1000;
+
+/// The CPU's model name (`/proc/cpuinfo`), or `unknown CPU`.
+pub fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
 }
 
 /// This thread's CPU time on Linux (`CLOCK_THREAD_CPUTIME_ID`), so time
