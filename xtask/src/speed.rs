@@ -2,7 +2,7 @@
 //!
 //! The measuring is done by the `speed` binary of the `benches` package
 //! (`benches/src/bin/speed.rs`, one module per crate under
-//! `benches/src/speed/`). This command builds it twice in release
+//! `benches/src/speed/`). This command builds it three times in release
 //! mode, each into a folder of its own under the target directory:
 //!
 //! 1. `speed-peers`, with `RUSTFLAGS='--cfg speed_peers'`: every backend
@@ -18,6 +18,15 @@
 //!    without AES and carry-less multiply instructions: NAME is the GHASH
 //!    backend ghash-ct's automatic selection takes on this CPU with
 //!    PCLMULQDQ hidden (the first build's `speed --ghash-without-clmul`).
+//! 3. On x86, `speed-ring-noaesni`: a scratch workspace whose `speed` is
+//!    the same source built against ring with AES-NI, PCLMULQDQ, VAES and
+//!    VPCLMULQDQ hidden from its CPU detection: ring's crates.io source
+//!    (the version in `Cargo.lock`) copied there and patched at run time,
+//!    never committed, and `[patch.crates-io]` pointing at the copy. Built
+//!    with benches' `test-hooks` feature and the cfgs of 2 but ghash-ct
+//!    `pmuludq`, so aes-gcm-ct runs the software path at the SSSE3 width
+//!    (what a CPU without AES-NI has) next to ring's vpaes + constant-time
+//!    GHASH in one process.
 //!
 //! It then runs the first build, which asks the others for their rows,
 //! prints one table per suite with ratios and writes the tables and the
@@ -25,8 +34,8 @@
 //! `speed.svg`. Arguments are passed to the binary (`cargo xtask speed --
 //! --help`; `cargo xtask speed -- gcm` runs only the AES-GCM suite).
 
-use crate::util::{cargo, fmt_duration, run, target_dir};
-use std::path::Path;
+use crate::util::{cargo, fmt_duration, root, run, target_dir};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -35,6 +44,25 @@ const SOFT_CFGS: &str = concat!(
     r#"--cfg aes_backend="soft" --cfg polyval_backend="soft" "#,
     r#"--cfg aes_ct_backend="hybrid""#
 );
+
+/// The GHASH backend of an SSSE3-only CPU (benches' `gcm::SSSE3_GHASH`
+/// checks the build got it).
+const SSSE3_GHASH: &str = "pmuludq";
+
+/// Lines of ring's `src/cpu/intel.rs` that read the CPUID feature words,
+/// and what the scratch copy reads instead: leaf 1 ECX without PCLMULQDQ
+/// (bit 1) and AES-NI (bit 25), leaf 7 ECX without VAES (bit 9) and
+/// VPCLMULQDQ (bit 10).
+const RING_PATCH: [(&str, &str); 2] = [
+    (
+        "    let leaf1_ecx = cpuid[1];\n",
+        "    let leaf1_ecx = cpuid[1] & !((1 << 1) | (1 << 25));\n",
+    ),
+    (
+        "    let (extended_features_ebx, extended_features_ecx) = (cpuid[2], cpuid[3]);\n",
+        "    let (extended_features_ebx, extended_features_ecx) = (cpuid[2], cpuid[3] & !((1 << 9) | (1 << 10)));\n",
+    ),
+];
 
 pub fn main(args: &[String]) -> Result<(), String> {
     let start = Instant::now();
@@ -80,11 +108,159 @@ pub fn main(args: &[String]) -> Result<(), String> {
 
     let mut cmd = Command::new(bin(&peers_dir));
     cmd.arg("--rustcrypto-soft").arg(bin(&soft_dir));
+    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+        let scratch = target.join("speed-ring-noaesni");
+        let manifest = ring_noaesni_workspace(&scratch)?;
+        run(cargo()
+            .args(["build", "--release", "--bin", "speed", "--manifest-path"])
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", scratch.join("target"))
+            .env(
+                "RUSTFLAGS",
+                flags(&format!(
+                    r#"{SOFT_CFGS} --cfg ghash_ct_backend="{SSSE3_GHASH}""#
+                )),
+            ))?;
+        cmd.arg("--ssse3-ring").arg(bin(&scratch.join("target")));
+    }
     cmd.arg("--write").arg(target.join("speed")).args(args);
     run(&mut cmd)?;
     println!(
         "cargo xtask speed took {} (builds included).",
         fmt_duration(start.elapsed())
     );
+    Ok(())
+}
+
+/// Make (once) the scratch workspace at `dir` that builds `speed` against
+/// a patched copy of ring's crates.io source; returns its manifest.
+fn ring_noaesni_workspace(dir: &Path) -> Result<PathBuf, String> {
+    let version = locked_version("ring")?;
+    let copy = dir.join(format!("ring-{version}"));
+    let stamp = copy.join(".speed-patched");
+    if !stamp.exists() {
+        let src = registry_source(&format!("ring-{version}"))?;
+        if copy.exists() {
+            std::fs::remove_dir_all(&copy)
+                .map_err(|e| format!("cannot remove {}: {e}", copy.display()))?;
+        }
+        copy_dir(&src, &copy)?;
+        let file = copy.join("src/cpu/intel.rs");
+        let mut text = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        for (from, to) in RING_PATCH {
+            if text.matches(from).count() != 1 {
+                return Err(format!(
+                    "ring {version}'s src/cpu/intel.rs does not have exactly one line {:?}: \
+                     its CPU detection changed, update RING_PATCH in xtask/src/speed.rs",
+                    from.trim()
+                ));
+            }
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        std::fs::write(&stamp, "AES-NI, PCLMULQDQ, VAES, VPCLMULQDQ hidden\n")
+            .map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
+    }
+    let root = root();
+    let toml_path = |p: &Path| p.display().to_string().replace('\\', "/");
+    let manifest = format!(
+        r#"# Written by cargo xtask speed: `speed` against ring with AES-NI and
+# PCLMULQDQ hidden from its CPU detection (a patched scratch copy).
+[package]
+name = "speed-ring-noaesni"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[[bin]]
+name = "speed"
+path = "{bin}"
+
+# The crates the binary names itself, besides benches.
+[dependencies]
+benches = {{ path = "{benches}", features = ["test-hooks"] }}
+aes-ct = {{ path = "{aes_ct}" }}
+ghash-ct = {{ path = "{ghash_ct}" }}
+
+[patch.crates-io]
+ring = {{ path = "ring-{version}" }}
+
+[profile.release]
+opt-level = 3
+codegen-units = 1
+lto = "thin"
+debug = false
+
+[workspace]
+"#,
+        bin = toml_path(&root.join("benches/src/bin/speed.rs")),
+        benches = toml_path(&root.join("benches")),
+        aes_ct = toml_path(&root.join("aes-ct")),
+        ghash_ct = toml_path(&root.join("ghash-ct")),
+    );
+    let path = dir.join("Cargo.toml");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(manifest.as_str()) {
+        std::fs::write(&path, manifest)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    // Start from the workspace's versions of everything else.
+    let lock = dir.join("Cargo.lock");
+    if !lock.exists() {
+        std::fs::copy(root.join("Cargo.lock"), &lock)
+            .map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
+    }
+    Ok(path)
+}
+
+/// The version of `name` in the workspace's `Cargo.lock` (the only one).
+fn locked_version(name: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let entry = format!("name = \"{name}\"\nversion = \"");
+    let mut versions = lock.match_indices(&entry).filter_map(|(i, _)| {
+        let rest = &lock[i + entry.len()..];
+        Some(rest[..rest.find('"')?].to_owned())
+    });
+    match (versions.next(), versions.next()) {
+        (Some(v), None) => Ok(v),
+        (None, _) => Err(format!("{name} is not in Cargo.lock")),
+        (Some(_), Some(_)) => Err(format!("Cargo.lock has {name} more than once")),
+    }
+}
+
+/// `$CARGO_HOME/registry/src/<index>/<dir>` (the unpacked crates.io
+/// source the first build used).
+fn registry_source(dir: &str) -> Result<PathBuf, String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let src = home.join("registry").join("src");
+    let entries =
+        std::fs::read_dir(&src).map_err(|e| format!("cannot list {}: {e}", src.display()))?;
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join(dir))
+        .find(|p| p.join("Cargo.toml").is_file())
+        .ok_or_else(|| format!("no {dir} under {} (cargo fetch fetches it)", src.display()))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+    for e in entries {
+        let e = e.map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let kind = e
+            .file_type()
+            .map_err(|e| format!("{}: {e}", src.display()))?;
+        if kind.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("cannot copy {}: {e}", src.display()))?;
+        }
+    }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! in `benches/src/speed/` (one module per crate; see its `mod.rs` for how
 //! to add one).
 
-use benches::speed::{Ctx, Options, SUITES, cpu_name, svg};
+use benches::speed::{Ctx, Options, SUITES, cpu_name, gcm, svg};
 use std::fmt::Write as _;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -22,6 +22,12 @@ usage: speed [options] [suite...]
                            (xtask does this; NAME: the GHASH this CPU would take without
                            PCLMULQDQ): RustCrypto soft, aes-gcm-ct software path
   --soft-build             this is that binary: measure only the rows it adds
+  --ssse3-ring PATH        merge the SSSE3-width AES-GCM tables of PATH, this binary built
+                           against ring with AES-NI and PCLMULQDQ hidden, with
+                           RUSTFLAGS='--cfg aes_backend=\"soft\" --cfg polyval_backend=\"soft\"
+                           --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"pmuludq\"'
+                           and benches' test-hooks feature (xtask does this)
+  --ssse3-build            this is that binary: measure only those tables
   --write DIR              also write the tables to DIR/speed.txt and the throughput
                            curves to DIR/speed.svg
   --tsv                    print rows as tab-separated lines instead of tables
@@ -31,6 +37,7 @@ usage: speed [options] [suite...]
 fn main() -> ExitCode {
     let mut opts = Options::default();
     let mut soft_bin = None;
+    let mut ssse3_bin = None;
     let mut write_dir = None;
     let mut tsv = false;
     let mut args = std::env::args().skip(1);
@@ -42,6 +49,7 @@ fn main() -> ExitCode {
             },
             "--no-openssl" => opts.openssl = false,
             "--soft-build" => opts.soft_build = true,
+            "--ssse3-build" => opts.ssse3_build = true,
             "--tsv" => tsv = true,
             "--ghash-without-clmul" => {
                 // For xtask's soft build: the GHASH backend this CPU would
@@ -56,6 +64,10 @@ fn main() -> ExitCode {
             "--rustcrypto-soft" => match args.next() {
                 Some(p) => soft_bin = Some(p),
                 None => return usage("--rustcrypto-soft needs a path"),
+            },
+            "--ssse3-ring" => match args.next() {
+                Some(p) => ssse3_bin = Some(p),
+                None => return usage("--ssse3-ring needs a path"),
             },
             "--write" => match args.next() {
                 Some(p) => write_dir = Some(std::path::PathBuf::from(p)),
@@ -78,16 +90,24 @@ fn main() -> ExitCode {
     if suites.is_empty() {
         return usage("no suite matches");
     }
+    let with_gcm = suites.iter().any(|(name, _)| *name == "gcm");
     let header = header();
     if !tsv {
         print!("{header}");
     }
     let mut ctx = Ctx::new(opts.clone());
-    for (_, run) in &suites {
-        run(&mut ctx);
+    if opts.ssse3_build {
+        if with_gcm && let Err(e) = gcm::ssse3_vs_ring(&mut ctx) {
+            eprintln!("speed: {e}");
+            return ExitCode::FAILURE;
+        }
+    } else {
+        for (_, run) in &suites {
+            run(&mut ctx);
+        }
     }
 
-    if soft_bin.is_none() && !opts.soft_build {
+    if soft_bin.is_none() && !opts.soft_build && !opts.ssse3_build {
         ctx.note(
             "No RustCrypto soft rows and no aes-gcm-ct software path: they come from a second \
              build (cargo xtask speed does it).",
@@ -96,6 +116,9 @@ fn main() -> ExitCode {
     let mut merges = Vec::new();
     if let Some(bin) = soft_bin {
         merges.push((bin, "--soft-build"));
+    }
+    if let Some(bin) = ssse3_bin.filter(|_| with_gcm) {
+        merges.push((bin, "--ssse3-build"));
     }
     for (bin, flag) in merges {
         let mut c = Command::new(&bin);
@@ -121,6 +144,10 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+    }
+    if let Err(e) = gcm::check_ssse3_ring(&ctx) {
+        eprintln!("speed: {e}");
+        return ExitCode::FAILURE;
     }
 
     if tsv {

@@ -25,7 +25,13 @@
 //!
 //! Key setup (`KeyInit::new` and drop, for code that makes a key per
 //! message) and the key's size get tables of their own.
-
+//!
+//! The SSSE3-width tables (AES-128-GCM) compare what a CPU without AES-NI
+//! runs: aes-gcm-ct's software path at the 128-bit width against ring with
+//! AES-NI and PCLMULQDQ hidden from its CPU detection (its vpaes AES and
+//! constant-time fallback GHASH). That ring is a patched scratch copy, so
+//! both are measured, alternately, in a third build (xtask's
+//! `speed-ring-noaesni`, see [`ssse3_vs_ring`]) and merged.
 
 use super::{Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
@@ -411,9 +417,165 @@ fn key_setup(ctx: &mut Ctx) {
     }
 }
 
+/// The SSSE3-width tables' titles.
+const SSSE3_SEAL: &str = "AES-128-GCM seal, SSSE3 width vs ring without AES-NI";
+const SSSE3_OPEN: &str = "AES-128-GCM open, SSSE3 width vs ring without AES-NI";
+/// Their rows.
+const SSSE3_OURS: &str = "aes-gcm-ct software path, SSSE3 width \u{a7}";
+const SSSE3_RING: &str = "ring 0.17, AES-NI + PCLMULQDQ hidden \u{a7}";
+const SSSE3_RC: &str = "RustCrypto aes-gcm 0.11 soft";
+/// The GHASH backend of an SSSE3-only CPU (and xtask's `--cfg
+/// ghash_ct_backend` for this build).
+pub const SSSE3_GHASH: &str = "pmuludq";
+
+/// Declare the SSSE3-width tables and their ratio lines (in the build that
+/// prints them; the rows come from the `speed-ring-noaesni` build).
+fn ssse3_tables(ctx: &mut Ctx) {
+    ctx.table(SSSE3_SEAL, SEAL_CAPTION, SEAL_COLS);
+    ctx.table(SSSE3_OPEN, OPEN_CAPTION, OPEN_COLS);
+    for t in [SSSE3_SEAL, SSSE3_OPEN] {
+        ctx.ratio(t, SSSE3_OURS, SSSE3_RING);
+        ctx.ratio(t, SSSE3_OURS, SSSE3_RC);
+    }
+}
+
+/// The `--ssse3-build` run: aes-gcm-ct's automatic selection, which this
+/// build's cfgs make the software path (aes-ct `hybrid`, ghash-ct
+/// `pmuludq`), with aes-ct's width hook at 128 bits, against this build's
+/// ring (AES-NI and PCLMULQDQ hidden) and RustCrypto soft, each size
+/// measured alternately ([`Ctx::measure_alternating`]). Fails with what is
+/// wrong if the build is not that one.
+pub fn ssse3_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
+    if !cfg!(all(feature = "test-hooks", any(target_arch = "x86", target_arch = "x86_64"))) {
+        return Err("--ssse3-build needs an x86 build with benches' test-hooks feature".into());
+    }
+    #[cfg(all(feature = "test-hooks", any(target_arch = "x86", target_arch = "x86_64")))]
+    aes_ct::x86::bsaes_limit_width(1);
+    ssse3_measure(ctx)
+}
+
+fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
+    if !RUSTCRYPTO_SOFT {
+        return Err("--ssse3-build needs --cfg aes_backend=\"soft\"".into());
+    }
+    ssse3_tables(ctx);
+    let key: Vec<u8> = (0..16).map(|i| (i * 7 + 1) as u8).collect();
+    let Ok(g) = aes_gcm_ct::Aes128Gcm::new_from_slice(&key) else {
+        unreachable!("key length matches")
+    };
+    let aes = aes_ct::Backend::detected();
+    if g.backend() != Backend::CtrGhash
+        || aes.name() != "hybrid"
+        || g.ghash_backend().name() != SSSE3_GHASH
+    {
+        return Err(format!(
+            "--ssse3-build: automatic selection is path {}, aes-ct {}, ghash-ct {}; it needs \
+             --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"{SSSE3_GHASH}\"",
+            g.backend().name(),
+            aes.name(),
+            g.ghash_backend().name()
+        ));
+    }
+    ctx.note(&format!(
+        "\u{a7} SSSE3 width: aes-gcm-ct path {}, aes-ct {} with its width hook at 128 bits \
+         (SSSE3), ghash-ct {}; ring built by cargo xtask speed from a scratch copy of its \
+         crates.io source whose CPU detection clears AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ: \
+         its vpaes AES and constant-time fallback GHASH. Medians of {} alternating rounds.",
+        g.backend().name(),
+        aes.name(),
+        g.ghash_backend().name(),
+        super::ROUNDS
+    ));
+    let ours = Rust(g);
+    let ring = Ring(ring_key(128, &key));
+    let Ok(rc) = aes_gcm::Aes128Gcm::new_from_slice(&key) else {
+        unreachable!("key length matches")
+    };
+    let rc = Rust(rc);
+    let impls: [&dyn Aead; 3] = [&ours, &ring, &rc];
+    let names = [SSSE3_OURS, SSSE3_RING, SSSE3_RC];
+    let roles = [Role::Ours, Role::Other, Role::Reference];
+    let mut seal = vec![Vec::new(); 3];
+    let mut open = vec![Vec::new(); 3];
+    let mut bufs = vec![message(SIZES[SIZES.len() - 1]); 3];
+    for &n in &SIZES {
+        let mut ct = message(n);
+        let tag = rc.seal(&mut ct);
+        for (a, name) in impls.iter().zip(names) {
+            let mut b = message(n);
+            if a.seal(&mut b) != tag || b != ct || !a.open(&mut b, &tag) || b != message(n) {
+                return Err(format!("{name}: wrong result at {n} bytes"));
+            }
+        }
+        let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
+            .iter()
+            .zip(bufs.iter_mut())
+            .map(|(a, b)| {
+                Box::new(move || {
+                    keep(a.seal(keep(&mut b[..n])));
+                }) as Box<dyn FnMut()>
+            })
+            .collect();
+        let mut refs: Vec<&mut dyn FnMut()> =
+            fs.iter_mut().map(|f| &mut **f as &mut dyn FnMut()).collect();
+        let t = ctx.measure_alternating(&mut refs);
+        drop(fs);
+        for (i, t) in t.into_iter().enumerate() {
+            if n == 16 {
+                seal[i].push(("16ns".to_owned(), t * 1e9));
+            }
+            seal[i].push((n.to_string(), n as f64 / t / 1e6));
+        }
+        let (ct, tag) = (&ct, &tag);
+        let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
+            .iter()
+            .zip(bufs.iter_mut())
+            .map(|(a, b)| {
+                Box::new(move || {
+                    b[..n].copy_from_slice(ct);
+                    keep(a.open(keep(&mut b[..n]), tag));
+                }) as Box<dyn FnMut()>
+            })
+            .collect();
+        let mut refs: Vec<&mut dyn FnMut()> =
+            fs.iter_mut().map(|f| &mut **f as &mut dyn FnMut()).collect();
+        let t = ctx.measure_alternating(&mut refs);
+        for (i, t) in t.into_iter().enumerate() {
+            open[i].push((n.to_string(), n as f64 / t / 1e6));
+        }
+    }
+    for i in 0..3 {
+        ctx.row(SSSE3_SEAL, roles[i], names[i], std::mem::take(&mut seal[i]));
+        ctx.row(SSSE3_OPEN, roles[i], names[i], std::mem::take(&mut open[i]));
+    }
+    Ok(())
+}
+
+/// After the merge: the patched ring must be far slower than this build's
+/// (its AES-NI path) at 16 KiB, else the detection patch did not take.
+pub fn check_ssse3_ring(ctx: &Ctx) -> Result<(), String> {
+    let (seal, _) = titles(128);
+    let (Some(hidden), Some(normal)) = (
+        ctx.cell(SSSE3_SEAL, SSSE3_RING, "16384"),
+        ctx.cell(&seal, RING, "16384"),
+    ) else {
+        return Ok(());
+    };
+    if hidden > normal / 2.0 {
+        return Err(format!(
+            "ring with AES-NI hidden seals 16 KiB at {hidden:.0} MB/s, ring with it at \
+             {normal:.0}: the CPU detection patch did not take effect"
+        ));
+    }
+    Ok(())
+}
+
 /// The suite entry point.
 pub fn run(ctx: &mut Ctx) {
     one_size::<aes_ct::Aes128, aes_gcm::Aes128Gcm>(ctx, 128);
     one_size::<aes_ct::Aes256, aes_gcm::Aes256Gcm>(ctx, 256);
     key_setup(ctx);
+    if !ctx.opts.soft_build {
+        ssse3_tables(ctx);
+    }
 }

@@ -110,6 +110,12 @@ pub struct Options {
     /// measure only the rows that need those cfgs, the RustCrypto-soft
     /// references and aes-gcm-ct's software path (see `gcm.rs`).
     pub soft_build: bool,
+    /// This run is the build against ring with AES-NI and PCLMULQDQ hidden
+    /// from its CPU detection (xtask patches a scratch copy of ring and
+    /// builds with `--cfg aes_ct_backend="hybrid" --cfg
+    /// ghash_ct_backend="pmuludq"` and benches' `test-hooks`): measure only
+    /// the SSSE3-width table (see `gcm.rs`).
+    pub ssse3_build: bool,
     pub openssl: bool,
     /// Only suites whose name contains one of these.
     pub filter: Vec<String>,
@@ -121,6 +127,7 @@ impl Default for Options {
             time: Duration::from_millis(150),
             reps: 3,
             soft_build: false,
+            ssse3_build: false,
             openssl: true,
             filter: Vec::new(),
         }
@@ -194,6 +201,13 @@ impl Ctx {
             name: name.into(),
             cells,
         });
+    }
+
+    /// The value of column `key` in row `row` of table `table`, if there.
+    pub fn cell(&self, table: &str, row: &str, key: &str) -> Option<f64> {
+        let t = self.tables.iter().find(|t| t.title == table)?;
+        let r = t.rows.iter().find(|r| r.name == row)?;
+        r.cells.iter().find(|(k, _)| k == key).map(|&(_, v)| v)
     }
 
     /// A line printed under the tables.
