@@ -25,7 +25,7 @@ where
     let mut rng = Rng(seed);
     let backends: Vec<Backend> = Backend::available().collect();
     for case in 0..cases {
-        let key = rng.key();
+        let key = rng.array::<32>();
         let reference = Ref::<Theirs>::new(&key.into());
         let n = match case {
             0 => 16,

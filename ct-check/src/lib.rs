@@ -160,35 +160,9 @@ pub fn all_cases() -> (Vec<Case>, Vec<Uncovered>) {
     (cases, skipped)
 }
 
-/// Deterministic byte generator (splitmix64) for test inputs.
-#[derive(Debug, Clone)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Fill `buf`.
-    pub fn fill(&mut self, buf: &mut [u8]) {
-        for c in buf.chunks_mut(8) {
-            let r = self.next_u64().to_le_bytes();
-            c.copy_from_slice(&r[..c.len()]);
-        }
-    }
-
-    /// `n` random bytes.
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        let mut v = vec![0u8; n];
-        self.fill(&mut v);
-        v
-    }
-}
+/// Deterministic byte generator for test inputs: the workspace's seeded
+/// test PRNG (splitmix64).
+pub use ct_dispatch::test_util::Rng;
 
 /// Compare a result computed from secrets (declassified here) with the
 /// reference computed from defined inputs.

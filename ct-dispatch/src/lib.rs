@@ -30,6 +30,10 @@ pub mod wipe;
 #[cfg(feature = "build")]
 pub mod build;
 
+#[cfg(feature = "test-util")]
+#[doc(hidden)]
+pub mod test_util;
+
 /// A crate's dispatch table: its key enum and everything derived from the
 /// table lines, so the crate writes only the table and its forwarding
 /// methods.

@@ -37,7 +37,9 @@
 //!
 //! [`GHashKey::hasher`] gives the same thing behind the `UniversalHash`
 //! trait: a [`GHashRef`] borrows the key and owns only the accumulator.
-//! All key forms and states are wiped on drop.
+//! All key forms and states are wiped on drop. The `zeroize` feature is
+//! upstream's name for that wiping, accepted so that `features =
+//! ["zeroize"]` carries over; here the wiping is always on.
 #![no_std]
 #![warn(missing_docs)]
 

@@ -73,7 +73,7 @@ impl UhfClosure for Feed<'_> {
 fn generic_code_agrees_with_ghash_crate() {
     let mut rng = Rng(42);
     for len in [0usize, 1, 15, 16, 17, 100, 256, 1000, 4096] {
-        let key = rng.key();
+        let key = rng.array::<16>();
         let data = rng.bytes(len);
         assert_eq!(
             generic_mac::<GHash>(&key, &data),
@@ -103,7 +103,7 @@ fn update_with_backend_every_backend() {
     let mut rng = Rng(5);
     for b in backends() {
         for nblocks in [0usize, 1, 3, 8, 11, 19, 64, 100] {
-            let key = rng.key();
+            let key = rng.array::<16>();
             let data = rng.bytes(16 * nblocks);
             let (blocks, _) = Block::slice_as_chunks(&data);
             let mut ours = GHash::new_with_backend(&key.into(), b).unwrap();
@@ -146,4 +146,24 @@ fn traits_are_implemented() {
     }
     assert_traits::<GHash>();
     assert_traits::<Polyval>();
+}
+
+#[cfg(not(feature = "zeroize"))]
+compile_error!("ghash-ct's tests build with its `zeroize` feature (its dev-dependency on itself)");
+
+/// Upstream's `zeroize` feature (these tests build with it, see the
+/// dev-dependency on this crate): every type that holds H, its powers or a
+/// hash state is `ZeroizeOnDrop`, as upstream's `GHash` / `Polyval` wipe
+/// themselves on drop under that feature.
+#[test]
+fn zeroize_feature_every_secret_type_is_zeroize_on_drop() {
+    fn wiped<T: zeroize::ZeroizeOnDrop>() {}
+    wiped::<GHash>();
+    wiped::<Polyval>();
+    wiped::<ghash_ct::GHashKey>();
+    wiped::<ghash_ct::PolyvalKey>();
+    wiped::<ghash_ct::GHashState>();
+    wiped::<ghash_ct::PolyvalState>();
+    wiped::<ghash_ct::GHashRef<'static>>();
+    wiped::<ghash_ct::PolyvalRef<'static>>();
 }

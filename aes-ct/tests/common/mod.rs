@@ -15,9 +15,9 @@ pub fn backends() -> Vec<Backend> {
     v
 }
 
-pub fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s.trim()).unwrap_or_else(|e| panic!("bad hex {s:?}: {e}"))
-}
+/// The workspace's hex decoder.
+#[allow(unused_imports)] // not every test file uses each
+pub use ct_dispatch::test_util::unhex;
 
 /// A deterministic RNG seeded from the test name, so failures reproduce.
 pub fn rng(seed: &str) -> rand::rngs::StdRng {
@@ -29,13 +29,7 @@ pub fn rng(seed: &str) -> rand::rngs::StdRng {
     rand::rngs::StdRng::from_seed(s)
 }
 
-/// Deterministic pseudo-random bytes (xorshift64).
+/// Deterministic pseudo-random bytes: the workspace's seeded test PRNG.
 pub fn bytes(seed: u64, out: &mut [u8]) {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for b in out.iter_mut() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        *b = (s >> 29) as u8;
-    }
+    ct_dispatch::test_util::Rng(seed).fill(out)
 }

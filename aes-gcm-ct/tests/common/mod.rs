@@ -215,26 +215,9 @@ pub fn gcm(key: &[u8], nonce_len: usize, tag_len: usize, path: Path) -> Option<B
     }
 }
 
-pub fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s.trim()).expect("hex")
-}
-
-/// A small deterministic PRNG (xorshift64*), so failures reproduce.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
+/// The workspace's hex decoder and seeded test PRNG (`Rng(seed)`).
+#[allow(unused_imports)] // not every test file uses each
+pub use ct_dispatch::test_util::{Rng, unhex};
 
 /// GF(2^128) product of GCM (SP 800-38D algorithm 1), bit by bit: test
 /// code, independent of the implementations under test.
@@ -272,7 +255,7 @@ pub fn nonces_by_low_byte(key: &[u8]) -> Vec<[u8; 16]> {
     let mut found: Vec<Option<[u8; 16]>> = vec![None; 256];
     let mut rng = Rng(0x6a09_e667_f3bc_c908);
     while found.iter().any(Option::is_none) {
-        let n: [u8; 16] = rng.bytes(16).try_into().unwrap();
+        let n: [u8; 16] = rng.array();
         let j0 = j0_of(h, &n);
         found[usize::from(j0[15])].get_or_insert(n);
     }

@@ -3,33 +3,12 @@
 
 use ghash_ct::Backend;
 
-pub fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s.trim()).expect("valid hex in test data")
-}
+/// The workspace's hex decoder and seeded test PRNG (`Rng(seed)`).
+#[allow(unused_imports)] // not every test file uses each
+pub use ct_dispatch::test_util::{Rng, unhex};
 
 pub fn arr16(s: &str) -> [u8; 16] {
     unhex(s).try_into().expect("16-byte value in test data")
-}
-
-/// xorshift64* (deterministic, so failures reproduce).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-    pub fn key(&mut self) -> [u8; 16] {
-        self.bytes(16).try_into().unwrap()
-    }
 }
 
 /// One GHASH known answer: S = GHASH(H, A, C) with the GCM length block.
