@@ -266,7 +266,7 @@ impl Ctx {
         );
         self.table(
             &size,
-            "bytes: size_of the key type, heap bytes it holds (malloc chunks)",
+            "bytes: size_of the key type, heap bytes it holds (malloc chunks), their sum",
             KEY_SIZE_COLS,
         );
         let mut keys = keys;
@@ -288,6 +288,7 @@ impl Ctx {
                 c.push((format!("{bits}size"), stack as f64));
                 if let Some(h) = heap {
                     c.push((format!("{bits}heap"), h as f64));
+                    c.push((format!("{bits}total"), (stack + h) as f64));
                 }
             }
             self.row(&size, k.role, &k.name, c);
@@ -560,9 +561,11 @@ const KEY_SETUP_COLS: &[Col] = &[
 #[rustfmt::skip]
 const KEY_SIZE_COLS: &[Col] = &[
     Col { key: "128size", header: "AES-128 size_of", lower_is_better: true },
-    Col { key: "128heap", header: "AES-128 heap", lower_is_better: true },
+    Col { key: "128heap", header: "heap", lower_is_better: true },
+    Col { key: "128total", header: "total", lower_is_better: true },
     Col { key: "256size", header: "AES-256 size_of", lower_is_better: true },
-    Col { key: "256heap", header: "AES-256 heap", lower_is_better: true },
+    Col { key: "256heap", header: "heap", lower_is_better: true },
+    Col { key: "256total", header: "total", lower_is_better: true },
 ];
 
 /// One implementation for [`Ctx::key_tables`]: made with [`KeyImpl::new`].

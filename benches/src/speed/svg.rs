@@ -21,7 +21,7 @@ pub struct Chart {
     pub series: Vec<Series>,
 }
 
-const WIDTH: f64 = 980.0;
+const WIDTH: f64 = 1060.0;
 const PLOT_W: f64 = 560.0;
 const PLOT_H: f64 = 340.0;
 const LEFT: f64 = 80.0;
