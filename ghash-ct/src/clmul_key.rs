@@ -45,3 +45,47 @@ impl<T: Copy, const N: usize> Zeroize for ClmulKey<T, N> {
         self.md.zeroize();
     }
 }
+
+/// The [`Engine`](crate::backend::Engine) of a carry-less-multiply backend:
+/// `$engine` runs on `$token`s from the cached CPU check `$cpu`, keeps a
+/// [`ClmulKey`] of `$ways` powers built with the product `|$t, $a, $b|
+/// $dot` (`$t` the token), and hashes with the target-feature fn `$update`.
+macro_rules! clmul_engine {
+    (
+        $(#[$doc:meta])*
+        $engine:ident, $token:ident, $ways:expr, $cpu:ident, $update:ident,
+        |$t:ident, $a:ident, $b:ident| $dot:expr
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $engine;
+
+        impl crate::backend::Engine for $engine {
+            type Token = $token;
+            type Key = crate::clmul_key::ClmulKey<$token, $ways>;
+
+            fn token() -> Option<$token> {
+                $cpu::get().then_some($token(()))
+            }
+
+            fn new_key(token: $token, h: u128) -> Self::Key {
+                crate::clmul_key::ClmulKey::new(token, h, |$a, $b| {
+                    let $t = token;
+                    $dot
+                })
+            }
+
+            fn update<const GHASH: bool>(
+                key: &Self::Key,
+                acc: &mut u128,
+                blocks: &[crate::Block],
+            ) {
+                // SAFETY: a key holds a token, which `token()` only hands out
+                // after the CPU check for every feature enabled on the
+                // update function passed.
+                unsafe { $update::<GHASH>(key, acc, blocks) }
+            }
+        }
+    };
+}
+pub(crate) use clmul_engine;

@@ -142,28 +142,9 @@ fn dot(a: u128, b: u128) -> u128 {
     out
 }
 
-/// The PMULL engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Pmull;
-
-impl crate::backend::Engine for Pmull {
-    type Token = Token;
-    type Key = ClmulKey<Token, WAYS>;
-
-    fn token() -> Option<Token> {
-        cpu_pmull::get().then_some(Token(()))
-    }
-
-    fn new_key(token: Token, h: u128) -> Self::Key {
-        ClmulKey::new(token, h, |a, b| {
-            // SAFETY: the token proves the crypto extension (PMULL).
-            unsafe { dot(a, b) }
-        })
-    }
-
-    fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
-        // SAFETY: a key holds a `Token`, which `token()` only hands out after
-        // the CPU check for the crypto extension (PMULL) passed.
-        unsafe { update_impl::<GHASH>(key, acc, blocks) }
-    }
-}
+crate::clmul_key::clmul_engine!(
+    /// The PMULL engine.
+    Pmull, Token, WAYS, cpu_pmull, update_impl,
+    // SAFETY: the token proves the crypto extension (PMULL).
+    |_t, a, b| unsafe { dot(a, b) }
+);

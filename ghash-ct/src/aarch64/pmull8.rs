@@ -59,23 +59,21 @@ impl Zeroize for Key8 {
 
 impl Key8 {
     fn new(token: Token, h: u128) -> Self {
-        let p = Powers::<WAYS>::new(h);
+        let mut k = Powers::<WAYS>::new(h).byte_rotations();
         let mut lh = [[0u128; 5]; WAYS];
-        let mut m = [[0u64; 5]; WAYS];
-        for i in 0..WAYS {
-            let hk = p.0[WAYS - 1 - i];
-            let (l, hh) = (hk as u64, (hk >> 64) as u64);
-            for r in 0..5 {
-                let s = 8 * r as u32;
-                lh[i][r] = l.rotate_right(s) as u128 | (hh.rotate_right(s) as u128) << 64;
-                m[i][r] = (l ^ hh).rotate_right(s);
+        for (i, row) in lh.iter_mut().enumerate() {
+            for (r, w) in row.iter_mut().enumerate() {
+                *w = k[0][i][r] as u128 | (k[1][i][r] as u128) << 64;
             }
         }
-        Self {
+        let key = Self {
             _token: token,
             lh,
-            m,
-        }
+            m: k[2],
+        };
+        k.zeroize();
+        lh.zeroize();
+        key
     }
 }
 

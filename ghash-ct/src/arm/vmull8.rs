@@ -63,19 +63,10 @@ impl Zeroize for Key8 {
 
 impl Key8 {
     fn new(token: Token, h: u128) -> Self {
-        let p = Powers::<WAYS>::new(h);
-        let mut k = [[[0u64; 5]; WAYS]; 3];
-        for i in 0..WAYS {
-            let hk = p.0[WAYS - 1 - i];
-            let (l, hh) = (hk as u64, (hk >> 64) as u64);
-            for r in 0..5 {
-                let s = 8 * r as u32;
-                k[0][i][r] = l.rotate_right(s);
-                k[1][i][r] = hh.rotate_right(s);
-                k[2][i][r] = (l ^ hh).rotate_right(s);
-            }
+        Self {
+            _token: token,
+            k: Powers::<WAYS>::new(h).byte_rotations(),
         }
-        Self { _token: token, k }
     }
 }
 

@@ -152,25 +152,8 @@ fn update_impl<const GHASH: bool>(key: &ClmulKey<Token, WAYS>, acc: &mut u128, b
     st(acc, a);
 }
 
-/// The PCLMULQDQ engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Pclmul;
-
-impl crate::backend::Engine for Pclmul {
-    type Token = Token;
-    type Key = ClmulKey<Token, WAYS>;
-
-    fn token() -> Option<Token> {
-        cpu_pclmul::get().then_some(Token(()))
-    }
-
-    fn new_key(token: Token, h: u128) -> Self::Key {
-        ClmulKey::new(token, h, |a, b| dot(token, a, b))
-    }
-
-    fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
-        // SAFETY: a key holds a `Token`, which `token()` only hands out after
-        // the CPU check for PCLMULQDQ and SSSE3 passed.
-        unsafe { update_impl::<GHASH>(key, acc, blocks) }
-    }
-}
+crate::clmul_key::clmul_engine!(
+    /// The PCLMULQDQ engine.
+    Pclmul, Token, WAYS, cpu_pclmul, update_impl,
+    |t, a, b| dot(t, a, b)
+);

@@ -154,52 +154,15 @@ fn fold256(y: __m256i) -> __m128i {
     _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
 }
 
-/// The VPCLMULQDQ engine on 512-bit vectors.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Vpclmul512;
-
-impl crate::backend::Engine for Vpclmul512 {
-    type Token = Token512;
-    type Key = ClmulKey<Token512, WAYS>;
-
-    fn token() -> Option<Token512> {
-        cpu_vpclmul512::get().then_some(Token512(()))
-    }
-
-    fn new_key(token: Token512, h: u128) -> Self::Key {
-        // The VPCLMULQDQ check includes PCLMULQDQ and SSSE3.
-        let t = super::pclmul::Token(());
-        ClmulKey::new(token, h, |a, b| super::pclmul::dot(t, a, b))
-    }
-
-    fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
-        // SAFETY: a key holds a `Token512`, which `token()` only hands out
-        // after the CPU check for every feature enabled on `update512` passed.
-        unsafe { update512::<GHASH>(key, acc, blocks) }
-    }
-}
-
-/// The VPCLMULQDQ engine on 256-bit vectors.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Vpclmul256;
-
-impl crate::backend::Engine for Vpclmul256 {
-    type Token = Token256;
-    type Key = ClmulKey<Token256, WAYS>;
-
-    fn token() -> Option<Token256> {
-        cpu_vpclmul256::get().then_some(Token256(()))
-    }
-
-    fn new_key(token: Token256, h: u128) -> Self::Key {
-        // The VPCLMULQDQ check includes PCLMULQDQ and SSSE3.
-        let t = super::pclmul::Token(());
-        ClmulKey::new(token, h, |a, b| super::pclmul::dot(t, a, b))
-    }
-
-    fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
-        // SAFETY: a key holds a `Token256`, which `token()` only hands out
-        // after the CPU check for every feature enabled on `update256` passed.
-        unsafe { update256::<GHASH>(key, acc, blocks) }
-    }
-}
+// The VPCLMULQDQ checks include PCLMULQDQ and SSSE3: the 128-bit product
+// of `pclmul.rs` builds the key powers.
+crate::clmul_key::clmul_engine!(
+    /// The VPCLMULQDQ engine on 512-bit vectors.
+    Vpclmul512, Token512, WAYS, cpu_vpclmul512, update512,
+    |_t, a, b| super::pclmul::dot(super::pclmul::Token(()), a, b)
+);
+crate::clmul_key::clmul_engine!(
+    /// The VPCLMULQDQ engine on 256-bit vectors.
+    Vpclmul256, Token256, WAYS, cpu_vpclmul256, update256,
+    |_t, a, b| super::pclmul::dot(super::pclmul::Token(()), a, b)
+);
