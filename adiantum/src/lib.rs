@@ -331,22 +331,12 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
 
     /// Encrypts `input` into `output` (same length, at least 16 bytes).
     pub fn encrypt_to(&self, tweak: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), Error> {
-        let (i, o) = (input.len(), output.len());
-        let buf = InOutBuf::new(input, output).map_err(|_| Error::LengthMismatch {
-            input: i,
-            output: o,
-        })?;
-        self.encrypt_inout(tweak, buf)
+        self.encrypt_inout(tweak, in_out(input, output)?)
     }
 
     /// Decrypts `input` into `output` (same length, at least 16 bytes).
     pub fn decrypt_to(&self, tweak: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), Error> {
-        let (i, o) = (input.len(), output.len());
-        let buf = InOutBuf::new(input, output).map_err(|_| Error::LengthMismatch {
-            input: i,
-            output: o,
-        })?;
-        self.decrypt_inout(tweak, buf)
+        self.decrypt_inout(tweak, in_out(input, output)?)
     }
 
     /// Encrypts `buf`, a run of `sector_size`-byte sectors, in place; sector
@@ -431,6 +421,15 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         }
         Ok(())
     }
+}
+
+/// `input` and `output` as one buffer, or [`Error::LengthMismatch`].
+fn in_out<'i, 'o>(input: &'i [u8], output: &'o mut [u8]) -> Result<InOutBuf<'i, 'o, u8>, Error> {
+    let (i, o) = (input.len(), output.len());
+    InOutBuf::new(input, output).map_err(|_| Error::LengthMismatch {
+        input: i,
+        output: o,
+    })
 }
 
 fn step_512(sector_size: usize) -> Result<u64, Error> {

@@ -57,17 +57,35 @@ use crate::nh::NhKey;
 use cipher::InOutBuf;
 use zeroize::Zeroize;
 
+/// The directives that open a `global_asm!` function `$name` of this
+/// file: ARM (not Thumb) state, ARMv7-A with NEON, 16-byte aligned, global
+/// to the link but hidden from other objects.
+macro_rules! neon_fn {
+    ($name:literal) => {
+        concat!(
+            ".text\n",
+            ".syntax unified\n",
+            ".arch armv7-a\n",
+            ".fpu neon\n",
+            ".arm\n",
+            ".p2align 4\n",
+            ".globl ",
+            $name,
+            "\n",
+            ".hidden ",
+            $name,
+            "\n",
+            ".type ",
+            $name,
+            ", %function\n",
+            $name,
+            ":",
+        )
+    };
+}
+
 core::arch::global_asm!(
-    ".text",
-    ".syntax unified",
-    ".arch armv7-a",
-    ".fpu neon",
-    ".arm",
-    ".p2align 4",
-    ".globl adiantum_ct_nh_neon_armv7",
-    ".hidden adiantum_ct_nh_neon_armv7",
-    ".type adiantum_ct_nh_neon_armv7, %function",
-    "adiantum_ct_nh_neon_armv7:",
+    neon_fn!("adiantum_ct_nh_neon_armv7"),
     "    vpush       {{d8-d15}}",
     "    vmov.i64    q0, #0",
     "    vmov.i64    q1, #0",
@@ -173,16 +191,7 @@ macro_rules! chacha_qr {
 }
 
 core::arch::global_asm!(
-    ".text",
-    ".syntax unified",
-    ".arch armv7-a",
-    ".fpu neon",
-    ".arm",
-    ".p2align 4",
-    ".globl adiantum_ct_chacha_neon_armv7",
-    ".hidden adiantum_ct_chacha_neon_armv7",
-    ".type adiantum_ct_chacha_neon_armv7, %function",
-    "adiantum_ct_chacha_neon_armv7:",
+    neon_fn!("adiantum_ct_chacha_neon_armv7"),
     "    push        {{r4, r5}}",
     "    ldr         r4, [sp, #8]",
     "    vld1.32     {{d16-d19}}, [r0]!", // q8 = constants, q9 = key 0..3
