@@ -108,7 +108,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
 
     let mut cmd = Command::new(bin(&peers_dir));
     cmd.arg("--rustcrypto-soft").arg(bin(&soft_dir));
-    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) && runs_gcm(&args) {
         let scratch = target.join("speed-ring-noaesni");
         let manifest = ring_noaesni_workspace(&scratch)?;
         run(cargo()
@@ -130,6 +130,22 @@ pub fn main(args: &[String]) -> Result<(), String> {
         fmt_duration(start.elapsed())
     );
     Ok(())
+}
+
+/// Will the binary run the gcm suite (the only one with SSSE3-width rows)
+/// with these arguments? Suite names are the arguments that are neither
+/// options nor `--time-ms`'s value; none means every suite.
+fn runs_gcm(args: &[&String]) -> bool {
+    let mut suites = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if *a == "--time-ms" {
+            it.next();
+        } else if !a.starts_with('-') {
+            suites.push(a.as_str());
+        }
+    }
+    suites.is_empty() || suites.iter().any(|s| "gcm".contains(s))
 }
 
 /// Make (once) the scratch workspace at `dir` that builds `speed` against
