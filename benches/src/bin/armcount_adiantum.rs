@@ -1,7 +1,7 @@
 //! Adiantum / HPolyC loop for instruction counting under qemu (`cargo
 //! xtask armcount adiantum`).
 //!
-//! usage: armcount_adiantum <impl> <bytes> <iters>
+//! usage: `armcount_adiantum <impl> <bytes> <iters>`
 //!   impl: adiantum12 | adiantum20 | adiantum8 | hpolyc12 | hpolyc20 | hpolyc8
 //!         (adiantum-ct, default NH backend; `adiantum12-<backend>` forces
 //!         one, e.g. `adiantum12-soft`), `xts` (AES-256-XTS: RustCrypto
