@@ -78,29 +78,29 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
         if !checkable("adiantum-ct", b.name(), b.is_available(), skipped) {
             continue;
         }
-        out.push(Case {
-            name: format!("adiantum-ct/{}/adiantum-xchacha12", b.name()),
-            krate: "adiantum-ct",
-            backend: b.name().into(),
-            run: Box::new(move || {
+        out.push(Case::on_backend(
+            "adiantum-ct",
+            b.name(),
+            "adiantum-xchacha12",
+            move || {
                 run("adiantum-xchacha12", |k| {
                     Adiantum::new_with_backend(k.into(), b).expect("available")
                 })
-            }),
-        });
-        out.push(Case {
-            name: format!("adiantum-ct/{}/adiantum-xchacha20+8", b.name()),
-            krate: "adiantum-ct",
-            backend: b.name().into(),
-            run: Box::new(move || {
+            },
+        ));
+        out.push(Case::on_backend(
+            "adiantum-ct",
+            b.name(),
+            "adiantum-xchacha20+8",
+            move || {
                 run("adiantum-xchacha20", |k| {
                     AdiantumXChaCha20::new_with_backend(k.into(), b).expect("available")
                 })?;
                 run("adiantum-xchacha8", |k| {
                     AdiantumXChaCha8::new_with_backend(k.into(), b).expect("available")
                 })
-            }),
-        });
+            },
+        ));
     }
     out.push(Case {
         name: "adiantum-ct/-/hpolyc".into(),

@@ -115,19 +115,19 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
         if !checkable("aes-gcm-ct", b.name(), b.is_available(), skipped) {
             continue;
         }
-        out.push(Case {
-            name: format!("aes-gcm-ct/{}/aes128+256-gcm", b.name()),
-            krate: "aes-gcm-ct",
-            backend: b.name().into(),
-            run: Box::new(move || {
+        out.push(Case::on_backend(
+            "aes-gcm-ct",
+            b.name(),
+            "aes128+256-gcm",
+            move || {
                 run::<aes_ct::Aes128, U12>(&format!("gcm/{b}/128"), 16, |k| {
                     AesGcm::new_with_backend(k.try_into().expect("16"), b).expect("available")
                 })?;
                 run::<aes_ct::Aes256, U12>(&format!("gcm/{b}/256"), 32, |k| {
                     AesGcm::new_with_backend(k.try_into().expect("32"), b).expect("available")
                 })
-            }),
-        });
+            },
+        ));
     }
     // The generic path over every aes-ct backend (GHASH: detected).
     for ab in aes_ct::Backend::available() {

@@ -83,16 +83,16 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
         if !checkable("ghash-ct", b.name(), b.is_available(), skipped) {
             continue;
         }
-        out.push(Case {
-            name: format!("ghash-ct/{}/ghash+polyval", b.name()),
-            krate: "ghash-ct",
-            backend: b.name().into(),
-            run: Box::new(move || {
+        out.push(Case::on_backend(
+            "ghash-ct",
+            b.name(),
+            "ghash+polyval",
+            move || {
                 for &len in LENGTHS {
                     run(b, len)?;
                 }
                 Ok(())
-            }),
-        });
+            },
+        ));
     }
 }

@@ -45,6 +45,24 @@ pub struct Case {
     pub run: Box<dyn Fn() -> Result<(), String>>,
 }
 
+impl Case {
+    /// The case `what` on `krate`'s backend `backend`, named
+    /// `krate/backend/what`.
+    pub fn on_backend(
+        krate: &'static str,
+        backend: &str,
+        what: &str,
+        run: impl Fn() -> Result<(), String> + 'static,
+    ) -> Self {
+        Case {
+            name: format!("{krate}/{backend}/{what}"),
+            krate,
+            backend: backend.into(),
+            run: Box::new(run),
+        }
+    }
+}
+
 impl std::fmt::Debug for Case {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Case({})", self.name)
