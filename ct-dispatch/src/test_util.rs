@@ -1,9 +1,11 @@
 //! The helpers the crates' test suites and ct-check share (feature
 //! `test-util`, never taken by a library; not part of the API): one seeded
-//! PRNG, so every suite's inputs reproduce from its seed, and one hex
-//! decoder for the known-answer files. Test inputs only: never for keys.
+//! PRNG, so every suite's inputs reproduce from its seed, one hex decoder
+//! for the known-answer files, and the list of backends a suite runs on.
+//! Test inputs only: never for keys.
 
 extern crate alloc;
+extern crate std;
 
 use alloc::vec::Vec;
 
@@ -54,6 +56,21 @@ impl Rng {
         self.fill(&mut a);
         a
     }
+}
+
+/// Every backend of `available`, which must include `portable` (the one
+/// that always runs), printed so a test log shows what was covered.
+pub fn backends<B: PartialEq + core::fmt::Debug>(
+    available: impl Iterator<Item = B>,
+    portable: B,
+) -> Vec<B> {
+    let v: Vec<B> = available.collect();
+    assert!(
+        v.contains(&portable),
+        "the portable backend {portable:?} must always be available"
+    );
+    std::eprintln!("testing backends: {v:?}");
+    v
 }
 
 /// Decode hex test data (surrounding white space ignored); panics naming

@@ -6,13 +6,7 @@ use aes_ct::Backend;
 /// Every backend this build can run on this CPU. Never empty: the portable
 /// backend always runs. Printed so a test log shows what was covered.
 pub fn backends() -> Vec<Backend> {
-    let v: Vec<Backend> = Backend::available().collect();
-    assert!(
-        v.contains(&Backend::Soft),
-        "the portable backend must always be available"
-    );
-    eprintln!("testing backends: {v:?}");
-    v
+    ct_dispatch::test_util::backends(Backend::available(), Backend::Soft)
 }
 
 /// The workspace's hex decoder.
