@@ -11,6 +11,9 @@
 //!   (for the `hazmat` modules of the `compat/` facades of RustCrypto
 //!   `aes`), computed by the portable bitsliced code, so constant time on
 //!   every CPU.
+//! * [`round_then_add_key`] and [`upstream_round_fns!`](crate::upstream_round_fns):
+//!   those transformations followed by AddRoundKey, as upstream `aes`'s
+//!   `hazmat` functions, written once for both facade generations.
 
 use crate::soft::{bitslice, word::Word};
 use crate::{Backend, schedule::Schedule};
@@ -136,4 +139,93 @@ pub fn round_steps(step: RoundStep, blocks: &mut [[u8; 16]]) {
         });
         q.zeroize();
     }
+}
+
+/// [`round_steps`] on `blocks`, then each block XORed with its round key
+/// (AddRoundKey) when `round_keys` is given, for any 16-byte block type
+/// (the facades' `GenericArray` and `Array`). The blocks are copied into a
+/// batch of 8 and back; the batch is wiped.
+pub fn round_then_add_key<B: AsRef<[u8; 16]> + AsMut<[u8; 16]>>(
+    step: RoundStep,
+    blocks: &mut [B],
+    round_keys: Option<&[B]>,
+) {
+    let mut batch = [[0u8; 16]; 8];
+    for (c, chunk) in blocks.chunks_mut(batch.len()).enumerate() {
+        let n = chunk.len();
+        for (b, x) in batch.iter_mut().zip(chunk.iter()) {
+            *b = *x.as_ref();
+        }
+        round_steps(step, &mut batch[..n]);
+        for (i, (x, b)) in chunk.iter_mut().zip(batch.iter()).enumerate() {
+            let x = x.as_mut();
+            *x = *b;
+            if let Some(k) = round_keys.and_then(|k| k.get(c * batch.len() + i)) {
+                for (v, kv) in x.iter_mut().zip(k.as_ref()) {
+                    *v ^= kv;
+                }
+            }
+        }
+    }
+    ct_dispatch::wipe::wipe(&mut batch);
+}
+
+/// `upstream_round_fns!(Block, Block8)`: upstream `aes`'s `hazmat` round
+/// functions (`cipher_round`, `cipher_round_par`, `equiv_inv_cipher_round`,
+/// `equiv_inv_cipher_round_par`, `mix_columns`, `inv_mix_columns`) with
+/// upstream's signatures over the given block types, each one
+/// [`round_then_add_key`] call. For the `compat/` facades of `aes`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! upstream_round_fns {
+    ($block:ty, $block8:ty) => {
+        $crate::upstream_round_fns!(@keyed $block, $block8, Cipher, cipher_round, cipher_round_par,
+            "AES cipher (encrypt) round function: SubBytes, ShiftRows, MixColumns, AddRoundKey.",
+            "AES cipher (encrypt) round function on 8 blocks, each with its round key.");
+        $crate::upstream_round_fns!(@keyed $block, $block8, EquivInvCipher,
+            equiv_inv_cipher_round, equiv_inv_cipher_round_par,
+            "AES equivalent inverse cipher (decrypt) round function: InvShiftRows, InvSubBytes, \
+             InvMixColumns, AddRoundKey.",
+            "AES equivalent inverse cipher round function on 8 blocks, each with its round key.");
+        $crate::upstream_round_fns!(@unkeyed $block, MixColumns, mix_columns,
+            "AES mix columns function.");
+        $crate::upstream_round_fns!(@unkeyed $block, InvMixColumns, inv_mix_columns,
+            "AES inverse mix columns function.");
+    };
+    (@keyed $block:ty, $block8:ty, $step:ident, $one:ident, $par:ident,
+     $doc:literal, $doc_par:literal) => {
+        #[doc = $doc]
+        ///
+        /// Use this function with great care! It is not AES.
+        pub fn $one(block: &mut $block, round_key: &$block) {
+            $crate::hazmat::round_then_add_key(
+                $crate::hazmat::RoundStep::$step,
+                core::slice::from_mut(block),
+                Some(core::slice::from_ref(round_key)),
+            )
+        }
+
+        #[doc = $doc_par]
+        ///
+        /// Use this function with great care! It is not AES.
+        pub fn $par(blocks: &mut $block8, round_keys: &$block8) {
+            $crate::hazmat::round_then_add_key(
+                $crate::hazmat::RoundStep::$step,
+                &mut blocks[..],
+                Some(&round_keys[..]),
+            )
+        }
+    };
+    (@unkeyed $block:ty, $step:ident, $name:ident, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// Use this function with great care! It is not AES.
+        pub fn $name(block: &mut $block) {
+            $crate::hazmat::round_then_add_key(
+                $crate::hazmat::RoundStep::$step,
+                core::slice::from_mut(block),
+                None,
+            )
+        }
+    };
 }

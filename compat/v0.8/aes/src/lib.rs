@@ -142,125 +142,106 @@ macro_rules! common {
     };
 }
 
-macro_rules! encrypt {
-    ($name:ident) => {
-        impl BlockEncrypt for $name {
+/// `BlockEncrypt` or `BlockDecrypt` for `$name`: the closure path through
+/// the bridge's adapter, the lone-block and bulk paths straight to aes-ct's.
+macro_rules! direction {
+    ($name:ident, $trait:ident, $adapter:ident,
+     $with_backend:ident, $block_inout:ident, $blocks_inout:ident,
+     $block:ident, $block_b2b:ident, $blocks:ident) => {
+        impl $trait for $name {
             #[inline]
-            fn encrypt_with_backend(&self, f: impl BlockClosure<BlockSize = U16>) {
-                self.inner.encrypt_with_backend(bridge::Enc(f))
+            fn $with_backend(&self, f: impl BlockClosure<BlockSize = U16>) {
+                self.inner.$with_backend(bridge::$adapter(f))
             }
             /// aes-ct's lone-block path.
             #[inline]
-            fn encrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
-                self.inner.encrypt_block_inout(bridge::inout(block))
+            fn $block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.inner.$block_inout(bridge::inout(block))
             }
             /// All blocks in one aes-ct call.
             #[inline]
-            fn encrypt_blocks_inout(&self, blocks: InOutBuf<'_, '_, Block>) {
-                self.inner.encrypt_blocks_inout(bridge::inout_buf(blocks))
+            fn $blocks_inout(&self, blocks: InOutBuf<'_, '_, Block>) {
+                self.inner.$blocks_inout(bridge::inout_buf(blocks))
             }
             #[inline]
-            fn encrypt_block(&self, block: &mut Block) {
-                self.encrypt_block_inout(block.into())
+            fn $block(&self, block: &mut Block) {
+                self.$block_inout(block.into())
             }
             #[inline]
-            fn encrypt_block_b2b(&self, in_block: &Block, out_block: &mut Block) {
-                self.encrypt_block_inout((in_block, out_block).into())
+            fn $block_b2b(&self, in_block: &Block, out_block: &mut Block) {
+                self.$block_inout((in_block, out_block).into())
             }
             #[inline]
-            fn encrypt_blocks(&self, blocks: &mut [Block]) {
-                self.encrypt_blocks_inout(blocks.into())
+            fn $blocks(&self, blocks: &mut [Block]) {
+                self.$blocks_inout(blocks.into())
             }
         }
+    };
+}
+
+macro_rules! encrypt {
+    ($name:ident) => {
+        direction! { $name, BlockEncrypt, Enc, encrypt_with_backend, encrypt_block_inout,
+        encrypt_blocks_inout, encrypt_block, encrypt_block_b2b, encrypt_blocks }
     };
 }
 
 macro_rules! decrypt {
     ($name:ident) => {
-        impl BlockDecrypt for $name {
-            #[inline]
-            fn decrypt_with_backend(&self, f: impl BlockClosure<BlockSize = U16>) {
-                self.inner.decrypt_with_backend(bridge::Dec(f))
-            }
-            /// aes-ct's lone-block path.
-            #[inline]
-            fn decrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
-                self.inner.decrypt_block_inout(bridge::inout(block))
-            }
-            /// All blocks in one aes-ct call.
-            #[inline]
-            fn decrypt_blocks_inout(&self, blocks: InOutBuf<'_, '_, Block>) {
-                self.inner.decrypt_blocks_inout(bridge::inout_buf(blocks))
-            }
-            #[inline]
-            fn decrypt_block(&self, block: &mut Block) {
-                self.decrypt_block_inout(block.into())
-            }
-            #[inline]
-            fn decrypt_block_b2b(&self, in_block: &Block, out_block: &mut Block) {
-                self.decrypt_block_inout((in_block, out_block).into())
-            }
-            #[inline]
-            fn decrypt_blocks(&self, blocks: &mut [Block]) {
-                self.decrypt_blocks_inout(blocks.into())
-            }
-        }
+        direction! { $name, BlockDecrypt, Dec, decrypt_with_backend, decrypt_block_inout,
+        decrypt_blocks_inout, decrypt_block, decrypt_block_b2b, decrypt_blocks }
     };
 }
 
-macro_rules! define_aes {
-    ($name:ident, $enc:ident, $dec:ident, $ks:ty, $doc:literal) => {
-        #[doc = concat!($doc, " block cipher")]
+/// A cipher type over the aes-ct type of the same name, with `common!`
+/// and the given directions (`encrypt`, `decrypt`).
+macro_rules! cipher_type {
+    ($name:ident, $ks:ty, $doc:expr, $($dir:ident),+) => {
+        #[doc = $doc]
         #[derive(Clone)]
         pub struct $name {
             inner: aes_ct::$name,
         }
         common!($name, aes_ct::$name, $ks);
-        encrypt!($name);
-        decrypt!($name);
+        $($dir!($name);)+
+    };
+}
 
-        #[doc = concat!($doc, " block cipher (encrypt-only)")]
-        #[derive(Clone)]
-        pub struct $enc {
-            inner: aes_ct::$enc,
-        }
-        common!($enc, aes_ct::$enc, $ks);
-        encrypt!($enc);
+macro_rules! define_aes {
+    ($name:ident, $enc:ident, $dec:ident, $ks:ty, $doc:literal) => {
+        define_aes!(@ $name, $enc, $dec, $ks, $doc, [$name, $dec]);
+    };
+    (@ $name:ident, $enc:ident, $dec:ident, $ks:ty, $doc:literal, [$($to:ident),+]) => {
+        cipher_type!($name, $ks, concat!($doc, " block cipher"), encrypt, decrypt);
+        cipher_type!(
+            $enc,
+            $ks,
+            concat!($doc, " block cipher (encrypt-only)"),
+            encrypt
+        );
+        cipher_type!(
+            $dec,
+            $ks,
+            concat!($doc, " block cipher (decrypt-only)"),
+            decrypt
+        );
 
-        #[doc = concat!($doc, " block cipher (decrypt-only)")]
-        #[derive(Clone)]
-        pub struct $dec {
-            inner: aes_ct::$dec,
-        }
-        common!($dec, aes_ct::$dec, $ks);
-        decrypt!($dec);
-
-        impl From<$enc> for $name {
-            #[inline]
-            fn from(enc: $enc) -> $name {
-                Self::from(&enc)
-            }
-        }
-        impl From<&$enc> for $name {
-            fn from(enc: &$enc) -> $name {
-                Self {
-                    inner: (&enc.inner).into(),
+        // Upstream's conversions from the encrypt-only key (aes-ct's).
+        $(
+            impl From<$enc> for $to {
+                #[inline]
+                fn from(enc: $enc) -> $to {
+                    Self::from(&enc)
                 }
             }
-        }
-        impl From<$enc> for $dec {
-            #[inline]
-            fn from(enc: $enc) -> $dec {
-                Self::from(&enc)
-            }
-        }
-        impl From<&$enc> for $dec {
-            fn from(enc: &$enc) -> $dec {
-                Self {
-                    inner: (&enc.inner).into(),
+            impl From<&$enc> for $to {
+                fn from(enc: &$enc) -> $to {
+                    Self {
+                        inner: (&enc.inner).into(),
+                    }
                 }
             }
-        }
+        )+
     };
 }
 
