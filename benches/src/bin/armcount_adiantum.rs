@@ -17,6 +17,7 @@ use adiantum_ct::{
     Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
     HPolyCXChaCha20, HashVariant, Hbsh, StreamVariant, cipher::KeyInit, sector_tweak,
 };
+use benches::armcount::Args;
 use std::process::ExitCode;
 
 const KEY: [u8; 32] = [0x42; 32];
@@ -32,12 +33,10 @@ fn run<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>, buf: &mut [u8], iters: 
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let parse = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
-    let (Some(imp), Some(bytes), Some(iters)) = (args.get(1), parse(2), parse(3)) else {
-        eprintln!("usage: armcount_adiantum <impl> <bytes> <iters>");
-        return ExitCode::FAILURE;
-    };
+    let Args { imp, bytes, iters } = Args::parse(
+        "armcount_adiantum",
+        "<adiantum12|adiantum20|adiantum8|hpolyc12|hpolyc20|hpolyc8|adiantum12-BACKEND|xts|ref12>",
+    );
     if bytes < 16 {
         eprintln!("bytes must be at least 16");
         return ExitCode::FAILURE;

@@ -15,6 +15,7 @@
 //! difference of two runs (10 and 20 iterations) is the per-message
 //! cost.
 
+use benches::armcount::Args;
 use cipher::{InnerIvInit, KeyInit, StreamCipher};
 use std::process::ExitCode;
 
@@ -52,20 +53,12 @@ fn run_ours(c: &aes_ct::Aes128, buf: &mut [u8], iters: usize) -> u8 {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let parse = |i: usize| args.get(i).and_then(|s| s.parse::<usize>().ok());
-    let (Some(imp), Some(bytes), Some(iters)) = (args.get(1), parse(2), parse(3)) else {
-        eprintln!("usage: armcount_aes <impl> <bytes> <iters>");
-        eprintln!(
-            "  impl: rustcrypto | {} (each also as <name>-ctr)",
-            aes_ct::Backend::ALL
-                .iter()
-                .map(|b| b.name())
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-        return ExitCode::from(2);
-    };
+    let names: Vec<&str> = aes_ct::Backend::ALL.iter().map(|b| b.name()).collect();
+    let impls = format!(
+        "<rustcrypto|{}> (each backend also as NAME-ctr)",
+        names.join("|")
+    );
+    let Args { imp, bytes, iters } = Args::parse("armcount_aes", &impls);
     let key = [0x2bu8; 16];
     let mut buf = vec![0u8; bytes.max(1)];
     buf.truncate(bytes);

@@ -7,6 +7,7 @@
 //!   impl: `ct` (aes-gcm-ct, its automatic path), `ring` (ring 0.17) or
 //!         `rustcrypto` (RustCrypto `aes-gcm`, its own detection)
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
+use benches::armcount;
 use std::hint::black_box;
 
 fn nonce_bytes(i: u64) -> [u8; 12] {
@@ -45,29 +46,24 @@ fn run_ring(bits: u32, buf: &mut [u8], iters: u64) -> u8 {
     acc
 }
 
+const DRIVER: &str = "armcount_gcm";
+const IMPLS: &str = "<ct|ring|rustcrypto>-<128|256>";
+
 fn usage() -> ! {
-    eprintln!("usage: armcount_gcm <ct|ring|rustcrypto>-<128|256> <bytes> <iters>");
-    std::process::exit(2)
+    armcount::usage(DRIVER, IMPLS)
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() != 4 {
-        usage();
-    }
-    let Some((imp, bits)) = args[1].rsplit_once('-') else {
+    let args = armcount::Args::parse(DRIVER, IMPLS);
+    let (len, iters) = (args.bytes, args.iters as u64);
+    let Some((imp, bits)) = args.imp.rsplit_once('-') else {
         usage()
     };
-    let (Ok(bits), Ok(len), Ok(iters)) = (
-        bits.parse::<u32>(),
-        args[2].parse::<usize>(),
-        args[3].parse::<u64>(),
-    ) else {
-        usage()
+    let bits = match bits {
+        "128" => 128,
+        "256" => 256,
+        _ => usage(),
     };
-    if bits != 128 && bits != 256 {
-        usage();
-    }
     let mut buf = vec![0xa5u8; len];
     let acc = match (imp, bits) {
         ("ct", 128) => {
@@ -93,5 +89,5 @@ fn main() {
         ("ring", b) => run_ring(b, &mut buf, iters),
         _ => usage(),
     };
-    println!("{} len={} iters={} acc={:02x}", args[1], len, iters, acc);
+    println!("{} len={} iters={} acc={:02x}", args.imp, len, iters, acc);
 }

@@ -3,22 +3,15 @@
 //! `iters` times. `impl` is `rustcrypto` (RustCrypto `ghash`, its own
 //! detection), `auto` (ours, detected backend) or a backend name of ours
 //! (`pmull`, `pmull8`, `vmull8`, `soft64`, `pclmul`, ...).
+use benches::armcount::Args;
 use ghash_ct::{
     Backend, GHash,
     universal_hash::{KeyInit, UniversalHash},
 };
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() != 4 {
-        eprintln!("usage: armcount_ghash <rustcrypto|auto|BACKEND> <bytes> <iters>");
-        std::process::exit(2);
-    }
-    let (which, bytes, iters) = (
-        args[1].as_str(),
-        args[2].parse::<usize>().unwrap(),
-        args[3].parse::<usize>().unwrap(),
-    );
+    let Args { imp, bytes, iters } = Args::parse("armcount_ghash", "<rustcrypto|auto|BACKEND>");
+    let which = imp.as_str();
     let h = [0x5au8; 16];
     let data: Vec<u8> = (0..bytes).map(|i| (i * 131 + 7) as u8).collect();
     let mut acc = 0u8;
