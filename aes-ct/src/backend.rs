@@ -136,11 +136,14 @@ impl<const NR: usize> Clone for KeyBox<NR> {
 
 /// Bytes of dead stack a key constructor or clone zeroes after building
 /// the key (`ct_dispatch::wipe::scrubbed`): the deepest frame with a copy
-/// of the key form, with a margin, in optimised builds of the largest key
-/// (AES-256, bitsliced form). `ct-check/tests/zeroize.rs`
-/// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
-/// small.
-pub(crate) const SETUP_SCRUB: usize = 24 * 1024;
+/// of the key material, with a margin, in optimised builds. Construction
+/// holds only small forms (the key schedule's words, the standard round
+/// keys, the backend's long-term form of at most a few hundred bytes, each
+/// returned by value through a few layers); no bitsliced form is built at
+/// setup (those are made per call), so a few KiB cover it.
+/// `ct-check/tests/zeroize.rs` (`key_setup_and_use_leave_no_key_on_dead_stack`)
+/// fails when it is too small.
+pub(crate) const SETUP_SCRUB: usize = 4 * 1024;
 
 impl<const NR: usize> Drop for KeyBox<NR> {
     fn drop(&mut self) {
@@ -186,7 +189,7 @@ ct_dispatch::backends! {
         all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "bsaes"),
         all(target_arch = "arm", feature = "neon", feature = "bsaes"),
     ))]
-    Bsaes => crate::hybrid::BsaesEngine, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, long-term bitsliced key (SSSE3 / NEON).";
+    Bsaes => crate::hybrid::BsaesEngine, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, key converted per call (SSSE3 / NEON).";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
 }
 

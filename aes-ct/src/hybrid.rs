@@ -689,38 +689,29 @@ impl<V: SingleBlock, const NR: usize> BlockCipherDecBackend for SingleBackend<'_
     }
 }
 
-/// The batch side alone (forceable as `bsaes`, for comparison): long-term
-/// bitsliced keys, single blocks as padded batches.
+/// The batch side alone (forceable as `bsaes`, for comparison): every
+/// block through bsaes, single blocks as padded batches. The key is kept
+/// in the [`SingleBlock`] form (the hybrid's, a few hundred bytes, so the
+/// forced-only bitsliced backend does not set the size of every key) and
+/// converted to the bitsliced form of the call's direction once per
+/// `encrypt_with_backend` / `decrypt_with_backend` / CTR call, on the
+/// stack, wiped with the dead stack below it when the call ends
+/// ([`with_converted`]).
 #[derive(Debug)]
 pub(crate) struct BsaesOnly<V, B>(PhantomData<(V, B)>);
 
-/// Both bitsliced key forms (each wipes itself on drop).
-pub(crate) struct BsaesKeys<V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
-    enc: B::Key<NR>,
-    dec: B::Key<NR>,
-}
-
-impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> Clone for BsaesKeys<V, B, NR> {
-    fn clone(&self) -> Self {
-        Self {
-            enc: self.enc.clone(),
-            dec: self.dec.clone(),
-        }
-    }
-}
-
 impl<V: SingleBlock, B: Bitsliced<V>> Engine for BsaesOnly<V, B> {
-    type Token = B::Token;
-    type Key<const NR: usize> = BsaesKeys<V, B, NR>;
+    type Token = (V::Token, B::Token);
+    type Key<const NR: usize> = HybridKey<V, B, NR>;
 
-    fn token() -> Option<B::Token> {
-        B::token()
+    fn token() -> Option<Self::Token> {
+        Some((V::token()?, B::token()?))
     }
 
-    fn expand<const NR: usize>(t: B::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
-        BsaesKeys {
-            enc: B::enc_key_from_schedule(t, ks),
-            dec: B::dec_key_from_schedule(t, ks),
+    fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
+        HybridKey {
+            single: V::expand(t.0, ks),
+            bt: t.1,
         }
     }
 
@@ -728,34 +719,71 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for BsaesOnly<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherEncClosure<BlockSize = U16>,
     ) {
-        f.call(&BatchBackend::<V, B, NR>(&key.enc, PhantomData))
+        with_converted(key, false, |k| {
+            f.call(&BatchBackend::<V, B, NR>(k, PhantomData))
+        })
     }
 
     fn decrypt<const NR: usize>(
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     ) {
-        f.call(&BatchBackend::<V, B, NR>(&key.dec, PhantomData))
+        with_converted(key, true, |k| {
+            f.call(&BatchBackend::<V, B, NR>(k, PhantomData))
+        })
     }
 
     /// Full batches through [`Bitsliced::ctr32_batches`], the tail as one
-    /// padded batch.
+    /// padded batch, with one conversion.
     fn ctr32<const NR: usize>(
         key: &Self::Key<NR>,
         nonce: &[u8; 12],
         ctr: u32,
         blocks: InOutBuf<'_, '_, Block>,
     ) {
-        let full = blocks.len() / B::Batch::USIZE * B::Batch::USIZE;
-        let (mid, tail) = blocks.split_at(full);
-        if full > 0 {
-            B::ctr32_batches(&key.enc, nonce, ctr, mid);
-        }
-        if !tail.is_empty() {
-            let be = BatchBackend::<V, B, NR>(&key.enc, PhantomData);
-            crate::ctr::ctr32_with_backend(&be, nonce, ctr.wrapping_add(full as u32), tail);
-        }
+        with_converted(key, false, |k| {
+            let full = blocks.len() / B::Batch::USIZE * B::Batch::USIZE;
+            let (mid, tail) = blocks.split_at(full);
+            if full > 0 {
+                B::ctr32_batches(k, nonce, ctr, mid);
+            }
+            if !tail.is_empty() {
+                let be = BatchBackend::<V, B, NR>(k, PhantomData);
+                crate::ctr::ctr32_with_backend(&be, nonce, ctr.wrapping_add(full as u32), tail);
+            }
+        })
     }
+}
+
+/// Run `f` with the bitsliced key of one direction (`dec`: decryption; a
+/// choice of the caller's code path, not of data), converted from the
+/// single-block form in place in a frame of its own, then wiped (dropped),
+/// and the dead stack that frame and `f` used scrubbed ([`scrub_stack`]),
+/// as after a converting hybrid call.
+#[inline(always)]
+fn with_converted<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+    key: &HybridKey<V, B, NR>,
+    dec: bool,
+    f: impl FnOnce(&B::Key<NR>),
+) {
+    #[inline(never)]
+    fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
+        key: &HybridKey<V, B, NR>,
+        dec: bool,
+        f: impl FnOnce(&B::Key<NR>),
+    ) {
+        let mut conv = Converted::<V, B, NR>(core::mem::MaybeUninit::uninit(), false);
+        if dec {
+            conv.0.write(B::dec_key_from_single(key.bt, &key.single));
+        } else {
+            B::enc_key_from_single_into(key.bt, &key.single, &mut conv.0);
+        }
+        conv.1 = true;
+        // SAFETY: the slot was initialised just above.
+        f(unsafe { conv.0.assume_init_ref() });
+    }
+    call(key, dec, f);
+    scrub_stack::<V, B>(key.bt);
 }
 
 struct BatchBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize>(

@@ -243,12 +243,6 @@ impl<const NR: usize> Schedule<NR> {
         dec[NR] = self.enc[0];
         dec
     }
-
-    /// Round key `i`.
-    #[inline(always)]
-    pub(crate) fn rk(&self, i: usize) -> &[u8; 16] {
-        &self.enc[i]
-    }
 }
 
 #[cfg(test)]

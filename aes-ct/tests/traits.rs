@@ -62,3 +62,30 @@ fn detected_backend_is_available_and_used() {
     }
     eprintln!("detected: {d}, forced: {:?}", Backend::forced());
 }
+
+/// Every key is small: a key holds one backend's key form in an enum, so
+/// the largest form of any backend in the build sets the size of all of
+/// them (RustCrypto `aes::Aes256` with AES-NI: 480 bytes). Forms larger
+/// than the round keys (bitsliced planes) are made per call instead.
+#[test]
+fn key_sizes_at_most_512_bytes() {
+    use aes_ct::{Aes128Dec, Aes128Enc, Aes192Dec, Aes192Enc, Aes256Dec};
+    let sizes = [
+        ("Aes128", size_of::<Aes128>()),
+        ("Aes192", size_of::<Aes192>()),
+        ("Aes256", size_of::<Aes256>()),
+        ("Aes128Enc", size_of::<Aes128Enc>()),
+        ("Aes192Enc", size_of::<Aes192Enc>()),
+        ("Aes256Enc", size_of::<Aes256Enc>()),
+        ("Aes128Dec", size_of::<Aes128Dec>()),
+        ("Aes192Dec", size_of::<Aes192Dec>()),
+        ("Aes256Dec", size_of::<Aes256Dec>()),
+        ("Ctr32BE<Aes128>", size_of::<aes_ct::Ctr32BE<Aes128>>()),
+    ];
+    for (name, size) in sizes {
+        eprintln!("size_of::<{name}>() = {size} bytes");
+    }
+    for (name, size) in &sizes[..9] {
+        assert!(*size <= 512, "{name} is {size} bytes");
+    }
+}

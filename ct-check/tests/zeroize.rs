@@ -10,16 +10,15 @@
 //! bitsliced planes, H powers, the 1072-byte NH key).
 //!
 //! Covered: aes-ct `Aes128/192/256` and their `Enc`/`Dec` halves on every
-//! backend this CPU can run (including the long-term bitsliced key of
-//! `bsaes`, the vpaes key of `hybrid`, AES-NI/VAES round keys), clones;
+//! backend this CPU can run (the vpaes key of `hybrid` and `bsaes`,
+//! AES-NI/VAES and portable round keys), clones;
 //! ghash-ct `GHashKey`/`PolyvalKey` (H powers), `GHash`/`Polyval`,
 //! `GHashState`; adiantum-ct Adiantum (stream key, AES-256 key, Poly1305
 //! keys, NH key) on every NH backend, and HPolyC.
 //!
-//! The per-call bsaes key the hybrid backend converts on the stack is
-//! checked by `hybrid_converted_key_not_left_on_stack`: the converted key
-//! is the same bitsliced form as the long-term `bsaes` key, so after a
-//! hybrid batch the dead stack must hold no 32-byte run of that form.
+//! The per-call bsaes key the hybrid and bsaes backends convert on the
+//! stack is checked by `hybrid_converted_key_not_left_on_stack`: after a
+//! batch the dead stack must hold no 32-byte run of that form.
 //!
 //! Padding bytes copied into the slot are, to the language, uninitialised;
 //! the slot starts zeroed and the reads are volatile byte reads, which is
@@ -238,11 +237,12 @@ fn adiantum_subkeys_wiped_on_drop() {
     assert_wiped("HPolyC", || HPolyC::new(&k.into()));
 }
 
-/// The hybrid backend converts its vpaes key to bitsliced form per call,
-/// on the stack. After a call that converted (a 64-block batch), the dead
-/// stack below must not hold that converted key. Its bytes are found from
-/// the long-term `bsaes` key of the same AES key (the same conversion),
-/// read from a slot before that key is dropped.
+/// The hybrid and bsaes backends convert their vpaes key to bitsliced form
+/// per call, on the stack. After a call that converted (a 64-block batch),
+/// the dead stack below must not hold that converted key. Its bytes are
+/// computed here from the standard round keys (x86 bsaes plane form: plane
+/// `k` of round key `r` holds 0xff in byte `p` where bit `k` of byte `p`
+/// of the round key, XOR 0x63 for encryption rounds 1..=NR, is set).
 ///
 /// This found that 15 of 16 sampled 32-byte runs of the bitsliced key were
 /// left on the dead stack after one 64-block hybrid call (the `OnceCell`
@@ -259,48 +259,60 @@ fn hybrid_converted_key_not_left_on_stack() {
     }
     // AES-256 has the largest key form (the deepest frames); decryption
     // converts a key of its own.
-    for decrypt in [false, true] {
-        converted_key_not_left::<Aes128>(16, decrypt, |k, b| {
-            Aes128::new_with_backend(k.try_into().unwrap(), b).unwrap()
-        });
-        converted_key_not_left::<Aes256>(32, decrypt, |k, b| {
-            Aes256::new_with_backend(k.try_into().unwrap(), b).unwrap()
-        });
+    for b in [Backend::Hybrid, Backend::Bsaes] {
+        for decrypt in [false, true] {
+            converted_key_not_left::<Aes128>(b, 16, decrypt, |k, b| {
+                Aes128::new_with_backend(k.try_into().unwrap(), b).unwrap()
+            });
+            converted_key_not_left::<Aes256>(b, 32, decrypt, |k, b| {
+                Aes256::new_with_backend(k.try_into().unwrap(), b).unwrap()
+            });
+        }
     }
 }
 
+/// The x86 bsaes plane form of `key`'s round keys, both directions (see
+/// `hybrid_converted_key_not_left_on_stack`).
 #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
-fn converted_key_not_left<C>(klen: usize, decrypt: bool, new: impl Fn(&[u8], aes_ct::Backend) -> C)
-where
+fn bsaes_planes(key: &[u8]) -> Vec<u8> {
+    let rk = aes_ct::hazmat::RoundKeys::new(key).unwrap();
+    let mut out = Vec::new();
+    for fold in [true, false] {
+        for (r, k) in rk.as_array()[..=rk.rounds()].iter().enumerate() {
+            let c = if fold && r > 0 { 0x63 } else { 0 };
+            for bit in 0..8 {
+                out.extend(
+                    k.iter()
+                        .map(|&x| if (x ^ c) >> bit & 1 == 1 { 0xff } else { 0 }),
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+fn converted_key_not_left<C>(
+    backend: aes_ct::Backend,
+    klen: usize,
+    decrypt: bool,
+    new: impl Fn(&[u8], aes_ct::Backend) -> C,
+) where
     C: aes_ct::cipher::BlockCipherEncrypt + aes_ct::cipher::BlockCipherDecrypt,
 {
-    use aes_ct::{
-        Backend,
-        cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt},
-    };
+    use aes_ct::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt};
     let what = format!(
-        "AES-{} {}",
+        "AES-{} {} on {backend}",
         klen * 8,
         if decrypt { "decrypt" } else { "encrypt" }
     );
     let k = key(klen, 11);
 
-    // Distinctive 32-byte runs of the bitsliced key form.
-    clear_stack();
-    let mut slot = MaybeUninit::<C>::zeroed();
-    slot.write(new(&k, Backend::Bsaes));
-    let p = slot.as_ptr() as *const u8;
-    // SAFETY: byte reads within the slot (see `nonzero`).
-    let bytes: Vec<u8> = (0..size_of::<C>())
-        .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
-        .collect();
-    // SAFETY: initialised, dropped once, not used afterwards.
-    unsafe { ptr::drop_in_place(slot.as_mut_ptr()) };
+    // Distinctive 32-byte runs of the bitsliced key form: runs with many
+    // changes between 0x00 and 0xff; both directions' forms.
+    let bytes = bsaes_planes(&k);
     let needles: Vec<&[u8]> = bytes
         .chunks_exact(32)
-        // Bitsliced key planes hold 0x00/0xff bytes (a key bit broadcast
-        // over the blocks of a lane): take runs with many changes. Both
-        // directions' key forms are in the value; every run is taken.
         .filter(|c| c.windows(2).filter(|w| w[0] != w[1]).count() >= 8)
         .collect();
     assert!(
@@ -361,15 +373,15 @@ where
         "{what}: control: clearing the stack did not work"
     );
 
-    // The hybrid key (vpaes form only) is made before the stack is cleared:
-    // what the scan finds comes from the batch call, which converts.
-    let c = new(&k, Backend::Hybrid);
+    // The key (vpaes form only) is made before the stack is cleared: what
+    // the scan finds comes from the batch call, which converts.
+    let c = new(&k, backend);
     clear();
     hybrid_batch(&c, decrypt);
     let found = scan(&needles);
     assert_eq!(
         found, 0,
-        "{what}: {found} runs of the converted bitsliced key left on the stack after a hybrid batch"
+        "{what}: {found} runs of the converted bitsliced key left on the stack after a batch"
     );
 }
 

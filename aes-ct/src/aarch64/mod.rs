@@ -18,7 +18,7 @@ pub(crate) type Hybrid = crate::hybrid::Hybrid<vpaes::NeonVpaes, bsaes::NeonBsae
 /// The vpaes side alone.
 #[cfg(feature = "neon")]
 pub(crate) type Vpaes = crate::hybrid::VpaesOnly<vpaes::NeonVpaes>;
-/// The bsaes side alone (long-term bitsliced key).
+/// The bsaes side alone (bitsliced key converted per call).
 #[cfg(feature = "neon")]
 pub(crate) type Bsaes = crate::hybrid::BsaesOnly<vpaes::NeonVpaes, bsaes::NeonBsaes>;
 

@@ -34,5 +34,5 @@ impl NeonToken {
 pub(crate) type Hybrid = crate::hybrid::Hybrid<vpaes::ArmVpaes, bsaes::NeonBsaes>;
 /// The single-block side alone.
 pub(crate) type Vpaes = crate::hybrid::VpaesOnly<vpaes::ArmVpaes>;
-/// The bsaes side alone (long-term bitsliced key).
+/// The bsaes side alone (bitsliced key converted per call).
 pub(crate) type Bsaes = crate::hybrid::BsaesOnly<vpaes::ArmVpaes, bsaes::NeonBsaes>;

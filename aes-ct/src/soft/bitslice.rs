@@ -370,8 +370,17 @@ pub(crate) fn encrypt<W: Word, const NR: usize>(q: &mut [W; 8], rk: impl Fn(usiz
 
 /// Round key `i` in the form [`encrypt`] wants: rotated by
 /// `ShiftRows^-(i mod 4)`, and for `i > 0` carrying the S-box constant 0x63.
+/// Constant rotation arguments (a match on the public round index), so
+/// each arm's masks are compile-time constants: the soft backend converts
+/// its keys per call.
+#[inline(always)]
 pub(crate) fn fixslice_key<W: Word>(mut k: [W; 8], i: usize) -> [W; 8] {
-    rotate_rows(&mut k, (4 - i % 4) % 4);
+    match i % 4 {
+        0 => {}
+        1 => rotate_rows(&mut k, 3),
+        2 => rotate_rows(&mut k, 2),
+        _ => rotate_rows(&mut k, 1),
+    }
     if i > 0 {
         for b in [0, 1, 5, 6] {
             k[b] = !k[b];

@@ -17,9 +17,12 @@
 //! batch (the unused slots are zero). Decryption is the straight inverse
 //! cipher (13 operations of InvShiftRows per word and round).
 //!
-//! Key form: the bitsliced round keys for one word (each round key
-//! replicated in every block slot) in plain form for decryption and
-//! pre-rotated for encryption, computed once at key setup.
+//! Key form: the standard round keys. Each `encrypt_with_backend` /
+//! `decrypt_with_backend` call converts them to the bitsliced round keys
+//! of its direction for one word (each round key replicated in every block
+//! slot; plain for decryption, pre-rotated for encryption) on the stack,
+//! wiped when the call ends: 11 to 15 transposes and key rotations, about
+//! one batch's cost, once per call (a lone block costs about two batches).
 
 pub(crate) mod bitslice;
 pub(crate) mod word;
@@ -30,7 +33,6 @@ use cipher::{
     BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser, consts::U16, inout::InOut,
 };
 use word::Word;
-use zeroize::Zeroize;
 
 #[cfg(target_pointer_width = "64")]
 type W = u64;
@@ -48,40 +50,62 @@ type ParSize = cipher::consts::U2;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Soft;
 
-/// Bitsliced round keys.
+/// The long-term key: the standard round keys (240 bytes, the smallest
+/// form; the bitsliced one is four (64-bit) or two (32-bit) times larger
+/// and would set the size of every key).
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
-    /// Round keys for decryption (plain bitsliced form).
-    rk: [[W; 8]; 15],
-    /// Round keys for encryption (pre-rotated for fixslicing).
-    erk: [[W; 8]; 15],
+    rk: [[u8; 16]; 15],
 }
 
 impl<const NR: usize> Drop for Key<NR> {
     fn drop(&mut self) {
-        self.rk.zeroize();
-        self.erk.zeroize();
+        ct_dispatch::wipe::wipe(&mut self.rk);
     }
 }
 
-impl<const NR: usize> Key<NR> {
-    pub(crate) fn new(ks: &Schedule<NR>) -> Self {
-        let mut rk = [[W::default(); 8]; 15];
-        let mut erk = [[W::default(); 8]; 15];
+/// Bitsliced round keys of one direction (each round key replicated in
+/// every block slot), made for one call on the stack and wiped with it:
+/// plain for decryption, pre-rotated for fixsliced encryption.
+struct Planes<const NR: usize> {
+    rk: [[W; 8]; 15],
+    decrypt: bool,
+}
+
+impl<const NR: usize> Drop for Planes<NR> {
+    fn drop(&mut self) {
+        ct_dispatch::wipe::wipe(&mut self.rk);
+    }
+}
+
+impl<const NR: usize> Planes<NR> {
+    /// Convert `key` for one direction (`decrypt`: the caller's code path,
+    /// not data). Round keys `NR + 1..15` stay zero.
+    #[inline(always)]
+    fn new(key: &Key<NR>, decrypt: bool) -> Self {
+        let mut p = Planes {
+            rk: [[W::default(); 8]; 15],
+            decrypt,
+        };
         for i in 0..=NR {
-            rk[i] = W::load(|_| *ks.rk(i));
-            erk[i] = bitslice::fixslice_key(rk[i], i);
+            let q = W::load(|_| key.rk[i]);
+            p.rk[i] = if decrypt {
+                q
+            } else {
+                bitslice::fixslice_key(q, i)
+            };
         }
-        Key { rk, erk }
+        p
     }
 
-    /// Encrypt or decrypt one batch of bit planes in place.
+    /// Encrypt or decrypt (this form's direction) one batch of bit planes
+    /// in place.
     #[inline(always)]
-    fn crypt(&self, q: &mut [W; 8], decrypt: bool) {
-        if decrypt {
+    fn crypt(&self, q: &mut [W; 8]) {
+        if self.decrypt {
             bitslice::decrypt::<W, NR>(q, |i| self.rk[i]);
         } else {
-            bitslice::encrypt::<W, NR>(q, |i| self.erk[i]);
+            bitslice::encrypt::<W, NR>(q, |i| self.rk[i]);
         }
     }
 }
@@ -103,21 +127,24 @@ impl Engine for Soft {
     }
 
     fn expand<const NR: usize>(_: Soft, ks: &Schedule<NR>) -> Key<NR> {
-        Key::new(ks)
+        Key { rk: ks.enc }
     }
 
+    /// One conversion per call, kept for every batch of it.
     fn encrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
-        f.call(&Batch { key })
+        let key = Planes::new(key, false);
+        f.call(&Batch { key: &key })
     }
 
     fn decrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherDecClosure<BlockSize = U16>) {
-        f.call(&Batch { key })
+        let key = Planes::new(key, true);
+        f.call(&Batch { key: &key })
     }
 }
 
 /// The cipher-trait backend handed to closures.
 struct Batch<'a, const NR: usize> {
-    key: &'a Key<NR>,
+    key: &'a Planes<NR>,
 }
 
 impl<const NR: usize> BlockSizeUser for Batch<'_, NR> {
@@ -129,13 +156,13 @@ impl<const NR: usize> ParBlocksSizeUser for Batch<'_, NR> {
 }
 
 macro_rules! impl_dir {
-    ($tr:ident, $one:ident, $par:ident, $dec:expr) => {
+    ($tr:ident, $one:ident, $par:ident) => {
         impl<const NR: usize> $tr for Batch<'_, NR> {
             #[inline(always)]
             fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let b: [u8; 16] = block.clone_in().into();
                 let mut q = W::load(|j| if j == 0 { b } else { [0u8; 16] });
-                self.key.crypt(&mut q, $dec);
+                self.key.crypt(&mut q);
                 let out = block.get_out();
                 W::store(&q, |j, v| {
                     if j == 0 {
@@ -150,7 +177,7 @@ macro_rules! impl_dir {
                 // Read everything before writing: `in` and `out` may alias.
                 let inp = blocks.get_in();
                 let mut q = W::load(|j| inp[j].into());
-                self.key.crypt(&mut q, $dec);
+                self.key.crypt(&mut q);
                 let out = blocks.get_out();
                 W::store(&q, |j, v| out[j] = v.into());
                 wipe(&mut q);
@@ -158,15 +185,5 @@ macro_rules! impl_dir {
         }
     };
 }
-impl_dir!(
-    BlockCipherEncBackend,
-    encrypt_block,
-    encrypt_par_blocks,
-    false
-);
-impl_dir!(
-    BlockCipherDecBackend,
-    decrypt_block,
-    decrypt_par_blocks,
-    true
-);
+impl_dir!(BlockCipherEncBackend, encrypt_block, encrypt_par_blocks);
+impl_dir!(BlockCipherDecBackend, decrypt_block, decrypt_par_blocks);

@@ -663,7 +663,7 @@ fn expand_keys<const NR: usize>(ks: &Schedule<NR>) -> Key<NR> {
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), lin(tab, v)) }
     };
     for r in 0..=NR {
-        let e = ld(ks.rk(r));
+        let e = ld(&ks.enc[r]);
         let dk = ld(&d[r]);
         if r == 0 {
             st(&t.ipt, e, &mut enc[0]);
