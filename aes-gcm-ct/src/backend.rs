@@ -35,6 +35,40 @@ pub(crate) fn aes_ct_backend<Aes>(cipher: &Aes) -> Option<aes_ct::Backend> {
     on_aes_ct(cipher, BackendOf).ok()
 }
 
+/// The aes-ct backend a new cipher of type `Aes` gets (aes-ct's detected
+/// one), if `Aes` is one of aes-ct's cipher types.
+pub(crate) fn aes_ct_backend_of_new<Aes>() -> Option<AesBackend> {
+    #[cfg(feature = "aes")]
+    if is_aes_ct::<Aes>() {
+        return Some(aes_ct::Backend::detected());
+    }
+    None
+}
+
+/// Is `Aes` one of aes-ct's cipher types?
+pub(crate) fn is_aes_ct<Aes>() -> bool {
+    #[cfg(feature = "aes")]
+    {
+        is_aes_ct_type::<Aes>()
+    }
+    #[cfg(not(feature = "aes"))]
+    false
+}
+
+/// The round keys `cipher` keeps (`Some(None)`: an aes-ct cipher whose
+/// backend keeps none), `None` if it is not an aes-ct cipher.
+#[cfg(feature = "aes")]
+pub(crate) fn round_keys_of<Aes>(cipher: &Aes) -> Option<Option<aes_ct::hazmat::RoundKeys>> {
+    struct RoundKeysOf;
+    impl AesCtFn for RoundKeysOf {
+        type Out = Option<aes_ct::hazmat::RoundKeys>;
+        fn call<C: AesCtCipher>(self, c: &C) -> Self::Out {
+            c.round_keys()
+        }
+    }
+    on_aes_ct(cipher, RoundKeysOf).ok()
+}
+
 /// Never: without the `aes` feature no cipher is one of aes-ct's.
 #[cfg(not(feature = "aes"))]
 pub(crate) fn aes_ct_backend<Aes>(_: &Aes) -> Option<AesBackend> {
@@ -79,6 +113,11 @@ macro_rules! aes_ct_types {
                 }
             }
         )*
+
+        /// Is `Aes` one of aes-ct's cipher types?
+        fn is_aes_ct_type<Aes>() -> bool {
+            false $( || same_type::<Aes, $t>() )*
+        }
 
         /// `f` of `cipher` as its own aes-ct type, or `f` back if `Aes` is
         /// not one of them.
@@ -187,37 +226,35 @@ fn allowed(b: Backend) -> bool {
     Backend::forced().is_none_or(|f| f == b)
 }
 
-/// What a fused path module provides.
+/// What a fused path module provides: a key form of its own (round keys
+/// and H powers), no cipher and no ghash-ct key.
 #[allow(dead_code, reason = "targets without a fused path")]
 pub(crate) trait Engine {
-    /// The path's key form: round keys and H powers (wiped on drop).
+    /// The path's key form: round keys and H powers (wiped with its `AesGcm`).
     type Key: Clone;
     /// CPU check (cached by `ct_dispatch::x86` or `cpufeatures`).
     fn available() -> bool;
-    /// Build the key form from the AES round keys (`None` when the
-    /// cipher's backend does not keep them) and H = E_K(0). `None` if the
-    /// CPU cannot run this path or it needs round keys it was not given.
+    /// Build the key form from the AES round keys: H = E_K(0) and its
+    /// powers, with the path's own instructions. `None` if the CPU cannot
+    /// run this path.
     #[cfg(feature = "aes")]
-    fn new_key(rk: Option<&aes_ct::hazmat::RoundKeys>, h: &[u8; 16]) -> Option<Self::Key>;
+    fn new_key(rk: &aes_ct::hazmat::RoundKeys) -> Option<Self::Key>;
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
-    /// and the ciphertext, and return the full 16-byte tag. `cipher`: the
-    /// `AesGcm`'s cipher (an aes-ct one for the paths that run it).
-    /// `ghash`: the key's GHASH powers (for paths that hash with ghash-ct;
-    /// the fused paths carry their own in `Key`).
-    fn crypt<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
+    /// and the ciphertext, and return the full 16-byte tag.
+    fn crypt(
         key: &Self::Key,
-        cipher: &Aes,
-        ghash: &GHashKey,
         j0: &Block,
         aad: &[u8],
         buf: InOutBuf<'_, '_, u8>,
         encrypt: bool,
     ) -> Block;
+    /// GHASH of `data` zero-padded, then the block `lens` (J0 of a nonce
+    /// that is not 96 bits).
+    fn ghash(key: &Self::Key, data: &[u8], lens: &Block) -> Block;
 }
 
-/// The CPU check of a path, for the generated `Backend` (the generic path
-/// needs none).
-trait PathCheck {
+/// The CPU check of a path, for the generated `Backend`.
+pub(crate) trait PathCheck {
     fn ok() -> bool;
 }
 
@@ -247,63 +284,70 @@ macro_rules! backends {
             what = "AES-GCM path", cfg = aes_gcm_ct_backend, available = path_ok,
             fallback = Generic, self_test = crate::backend::keeps_detected;
             $( $(#[$cfg])* $variant => $engine, $name, $doc; )*
+            #[cfg(feature = "aes")]
+            CtrGhash => crate::ctr_ghash::CtrGhash, "ctr-ghash",
+                "aes-ct's own CTR (each backend's fused loop: bsaes batches with a per-call bitsliced key, armv7 assembly) then ghash-ct, 16 KiB chunks; chosen automatically for aes-ct ciphers without AES instructions, runs anywhere.";
             Generic => crate::backend::GenericPath, "generic",
                 "CTR through the cipher's own backend (one `encrypt_with_backend` call per message) alternating with `ghash_ct` in 2 KiB chunks. Works with any AES implementation.";
         }
 
-        /// The per-key path state.
+        /// The key form of a fused path (empty on targets without one).
         #[derive(Clone)]
         #[allow(clippy::large_enum_variant, reason = "long-lived keys; no_std has no Box")]
+        #[allow(clippy::enum_variant_names, reason = "the paths' names")]
         pub(crate) enum Fused {
             $( $(#[$cfg])* $variant(<$engine as Engine>::Key), )*
-            Generic,
         }
 
         impl Fused {
-            /// Build the key form of path `backend`.
+            /// The key form of fused path `backend` from round keys `rk`;
+            /// `None` for a path that is not fused or that this CPU cannot
+            /// run.
             #[cfg(feature = "aes")]
             #[allow(unused_variables)]
-            pub(crate) fn new(backend: Backend, rk: Option<&aes_ct::hazmat::RoundKeys>, h: &[u8; 16]) -> Option<Self> {
+            pub(crate) fn new(backend: Backend, rk: &aes_ct::hazmat::RoundKeys) -> Option<Self> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::new_key(rk, h).map(Fused::$variant),
+                        Backend::$variant => <$engine as Engine>::new_key(rk).map(Fused::$variant),
                     )*
-                    Backend::Generic => Some(Fused::Generic),
                     #[allow(unreachable_patterns)]
                     _ => None,
                 }
             }
 
             pub(crate) fn backend(&self) -> Backend {
-                match self { $( $(#[$cfg])* Fused::$variant(_) => Backend::$variant, )* Fused::Generic => Backend::Generic }
+                match *self { $( $(#[$cfg])* Fused::$variant(_) => Backend::$variant, )* }
             }
 
-            /// Run the message through this path; `generic` serves the
-            /// generic path. `cipher`: the cipher of the `AesGcm` this
-            /// value belongs to.
             #[inline]
-            #[allow(clippy::too_many_arguments, reason = "the engine's arguments plus the generic path")]
-            pub(crate) fn crypt<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
+            pub(crate) fn crypt(
                 &self,
-                cipher: &Aes,
-                ghash: &GHashKey,
                 j0: &Block,
                 aad: &[u8],
                 buf: InOutBuf<'_, '_, u8>,
                 encrypt: bool,
-                generic: impl FnOnce(InOutBuf<'_, '_, u8>) -> Block,
             ) -> Block {
-                match self {
-                    $( $(#[$cfg])* Fused::$variant(k) => <$engine as Engine>::crypt(k, cipher, ghash, j0, aad, buf, encrypt), )*
-                    Fused::Generic => { let _ = (cipher, ghash, j0, aad, encrypt); generic(buf) }
+                #[allow(unused_variables)]
+                let args = (j0, aad, buf, encrypt);
+                match *self {
+                    $( $(#[$cfg])* Fused::$variant(ref k) => <$engine as Engine>::crypt(k, args.0, args.1, args.2, args.3), )*
+                }
+            }
+
+            pub(crate) fn ghash(&self, data: &[u8], lens: &Block) -> Block {
+                #[allow(unused_variables)]
+                let args = (data, lens);
+                match *self {
+                    $( $(#[$cfg])* Fused::$variant(ref k) => <$engine as Engine>::ghash(k, args.0, args.1), )*
                 }
             }
         }
     };
 }
 
-// The dispatch table. Order = preference. `Generic` is appended last.
+// The dispatch table of the fused paths. Order = preference; `ctr-ghash`
+// and `generic` (which run the cipher) are appended last.
 backends! {
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     VaesClmul => crate::x86::vaes_clmul::VaesClmul, "vaes-clmul",
@@ -317,24 +361,94 @@ backends! {
     #[cfg(all(target_arch = "aarch64", feature = "aes"))]
     Armv8Pmull => crate::aarch64::armv8_pmull::Armv8Pmull, "armv8-pmull",
         "ARMv8 AES + 64-bit PMULL (aarch64): 8 counter blocks per iteration, their AES rounds interleaved with the aggregated GHASH multiplies, one reduction per 8.";
+}
+
+/// A key's state: exactly the key form its path uses.
+#[derive(Clone)]
+pub(crate) enum Path<Aes> {
+    /// A fused path: its round keys and H powers (no cipher, no ghash-ct
+    /// key).
+    #[cfg_attr(not(feature = "aes"), allow(dead_code))]
+    Fused(Fused),
+    /// `ctr-ghash`: the aes-ct cipher and ghash-ct's powers.
     #[cfg(feature = "aes")]
-    CtrGhash => crate::ctr_ghash::CtrGhash, "ctr-ghash",
-        "aes-ct's own CTR (each backend's fused loop: bsaes batches with a per-call bitsliced key, armv7 assembly) then ghash-ct, 16 KiB chunks; chosen automatically for aes-ct ciphers without AES instructions, runs anywhere.";
+    CtrGhash(Aes, GHashKey),
+    /// The generic path: the cipher and ghash-ct's powers.
+    Generic(Aes, GHashKey),
+}
+
+impl<Aes> Path<Aes> {
+    pub(crate) fn backend(&self) -> Backend {
+        match self {
+            Path::Fused(f) => f.backend(),
+            #[cfg(feature = "aes")]
+            Path::CtrGhash(..) => Backend::CtrGhash,
+            Path::Generic(..) => Backend::Generic,
+        }
+    }
+
+    /// The ghash-ct key of the paths that hash with ghash-ct.
+    pub(crate) fn ghash_key(&self) -> Option<&GHashKey> {
+        match self {
+            Path::Fused(_) => None,
+            #[cfg(feature = "aes")]
+            Path::CtrGhash(_, g) => Some(g),
+            Path::Generic(_, g) => Some(g),
+        }
+    }
+}
+
+impl<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>> Path<Aes> {
+    /// Run the message through this key's path; the full tag.
+    #[inline]
+    pub(crate) fn crypt(
+        &self,
+        j0: &Block,
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+        encrypt: bool,
+    ) -> Block {
+        match self {
+            Path::Fused(f) => f.crypt(j0, aad, buf, encrypt),
+            #[cfg(feature = "aes")]
+            Path::CtrGhash(c, g) => crate::ctr_ghash::crypt_any(c, g, j0, aad, buf, encrypt),
+            Path::Generic(c, g) => crate::generic::crypt(c, g, j0, aad, buf, encrypt),
+        }
+    }
+
+    /// GHASH of `data` zero-padded, then the block `lens`.
+    pub(crate) fn ghash(&self, data: &[u8], lens: &Block) -> Block {
+        match self {
+            Path::Fused(f) => f.ghash(data, lens),
+            #[cfg(feature = "aes")]
+            Path::CtrGhash(_, g) => ghash_ct_hash(g, data, lens),
+            Path::Generic(_, g) => ghash_ct_hash(g, data, lens),
+        }
+    }
+}
+
+fn ghash_ct_hash(g: &GHashKey, data: &[u8], lens: &Block) -> Block {
+    let mut st = ghash_ct::GHashState::new();
+    g.update_padded(&mut st, data);
+    g.update(&mut st, core::slice::from_ref(lens));
+    st.finalize()
 }
 
 /// Bytes of dead stack an `AesGcm` constructor zeroes after building the
 /// key (`ct_dispatch::wipe::scrubbed`): the deepest frame with a copy of
-/// the key (cipher, GHASH powers, the path's round keys and powers), with
-/// a margin, in optimised builds. `ct-check/tests/zeroize.rs`
+/// the key (the path's key form, the round keys, H), with a margin, in
+/// optimised builds. `ct-check/tests/zeroize.rs`
 /// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
 /// small.
-pub(crate) const SETUP_SCRUB: usize = 24 * 1024;
+pub(crate) const SETUP_SCRUB: usize = 12 * 1024;
 
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's
 /// loads want (`h[i]` = H^(i+1) for `aesni-clmul` and `armv8-pmull`,
 /// highest first for the VAES paths), filled in by the path's own
-/// multiply. Wiped on drop.
+/// multiply. Held only inside an `AesGcm`, whose drop wipes its whole
+/// path state (this included); the construction's temporaries are on the
+/// stack its constructor scrubs.
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 #[derive(Clone)]
@@ -350,32 +464,25 @@ impl<const N: usize> FusedKey<N> {
     /// The round keys `rk`, and the powers filled in by `raise` (the
     /// path's own multiply) from H in POLYVAL form
     /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free),
-    /// which is wiped after.
+    /// which is wiped after; `h` = E_K(0) is computed by `encrypt` (the
+    /// path's own AES) from the round keys.
     pub(crate) fn new(
         rk: &aes_ct::hazmat::RoundKeys,
-        h: &[u8; 16],
+        encrypt: impl FnOnce(&[[u8; 16]; 15], usize) -> [u8; 16],
         raise: impl FnOnce(u128, &mut [[u8; 16]; N]),
-    ) -> Option<Self> {
-        let hr = u128::from_be_bytes(*h);
-        let mask = 0u128.wrapping_sub(hr >> 127);
-        let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
+    ) -> Self {
         let mut key = Self {
             nr: rk.rounds(),
             rk: *rk.as_array(),
             h: [[0; 16]; N],
         };
+        let mut h = encrypt(&key.rk, key.nr);
+        let hr = u128::from_be_bytes(h);
+        let mask = 0u128.wrapping_sub(hr >> 127);
+        let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
         raise(h1, &mut key.h);
-        zeroize::Zeroize::zeroize(&mut h1);
-        Some(key)
-    }
-}
-
-#[cfg(feature = "aes")]
-impl<const N: usize> Drop for FusedKey<N> {
-    fn drop(&mut self) {
-        // Wide volatile stores (`Zeroize` on byte arrays stores byte by
-        // byte, a noticeable part of `AesGcm` key setup and drop).
-        ct_dispatch::wipe::wipe(&mut self.rk);
-        ct_dispatch::wipe::wipe(&mut self.h);
+        ct_dispatch::wipe::wipe(&mut h1);
+        ct_dispatch::wipe::wipe(&mut h);
+        key
     }
 }

@@ -38,67 +38,51 @@ const CHUNK: usize = 16 * 1024;
 /// call for the tag mask and the text; two CTR calls cost more there).
 const SHORT: usize = 64;
 
-/// The path's key: nothing. The path runs the `AesGcm`'s own cipher, an
-/// aes-ct one, and its GHASH powers (`Engine::crypt`'s `cipher` and
-/// `ghash`): no second key schedule, nothing to wipe.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Key;
-
 /// The path's row in the dispatch table.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CtrGhash;
 
-impl crate::backend::Engine for CtrGhash {
-    type Key = Key;
-
-    /// Runs on every CPU (so it can be forced and tested anywhere).
-    /// Automatic selection takes it only for aes-ct ciphers whose backend
-    /// has no AES instructions (`backend::choose`).
-    fn available() -> bool {
+/// Runs on every CPU (so it can be forced and tested anywhere).
+/// Automatic selection takes it only for aes-ct ciphers whose backend has
+/// no AES instructions (`backend::choose`).
+impl crate::backend::PathCheck for CtrGhash {
+    fn ok() -> bool {
         true
     }
+}
 
-    /// Runs the `AesGcm`'s cipher: no round keys to expand (a whole second
-    /// key schedule on CPUs without AES instructions).
-    fn new_key(_: Option<&aes_ct::hazmat::RoundKeys>, _: &[u8; 16]) -> Option<Key> {
-        Some(Key)
-    }
-
-    fn crypt<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
-        _: &Key,
-        cipher: &Aes,
-        ghash: &GHashKey,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
+/// The message through `cipher`, an aes-ct cipher (a key of this path is
+/// only made for one; any other would take the generic path).
+pub(crate) fn crypt_any<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
+    cipher: &Aes,
+    ghash: &GHashKey,
+    j0: &Block,
+    aad: &[u8],
+    buf: InOutBuf<'_, '_, u8>,
+    encrypt: bool,
+) -> Block {
+    struct Run<'a, 'i, 'o> {
+        ghash: &'a GHashKey,
+        j0: &'a Block,
+        aad: &'a [u8],
+        buf: InOutBuf<'i, 'o, u8>,
         encrypt: bool,
-    ) -> Block {
-        struct Run<'a, 'i, 'o> {
-            ghash: &'a GHashKey,
-            j0: &'a Block,
-            aad: &'a [u8],
-            buf: InOutBuf<'i, 'o, u8>,
-            encrypt: bool,
-        }
-        impl AesCtFn for Run<'_, '_, '_> {
-            type Out = Block;
-            fn call<C: AesCtCipher>(self, c: &C) -> Block {
-                crypt(c, self.ghash, self.j0, self.aad, self.buf, self.encrypt)
-            }
-        }
-        let run = Run {
-            ghash,
-            j0,
-            aad,
-            buf,
-            encrypt,
-        };
-        // A key of this path is only made for an aes-ct cipher
-        // (`AesGcm::make_fused`); any other would take the generic path.
-        crate::backend::on_aes_ct(cipher, run).unwrap_or_else(|r| {
-            crate::generic::crypt(cipher, r.ghash, r.j0, r.aad, r.buf, r.encrypt)
-        })
     }
+    impl AesCtFn for Run<'_, '_, '_> {
+        type Out = Block;
+        fn call<C: AesCtCipher>(self, c: &C) -> Block {
+            crypt(c, self.ghash, self.j0, self.aad, self.buf, self.encrypt)
+        }
+    }
+    let run = Run {
+        ghash,
+        j0,
+        aad,
+        buf,
+        encrypt,
+    };
+    crate::backend::on_aes_ct(cipher, run)
+        .unwrap_or_else(|r| crate::generic::crypt(cipher, r.ghash, r.j0, r.aad, r.buf, r.encrypt))
 }
 
 /// CTR from `ctr` over `buf` (whole blocks through the fused loop, a

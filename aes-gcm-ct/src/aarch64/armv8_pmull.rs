@@ -22,19 +22,54 @@ use core::arch::aarch64::*;
 
 cpufeatures::new!(cpu_aes_pmull, "aes");
 
-/// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
+/// Round keys and H^1..H^8 (POLYVAL form). Wiped with its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<8>;
 
 fused_engine!(
     /// The path (CPU check: AES and PMULL).
     Armv8Pmull,
     cpu_aes_pmull::get(),
+    encrypt_zero,
     powers,
-    crypt_impl
+    crypt_impl,
+    ghash_by_h1,
+    0
 );
 
 type V = uint8x16_t;
 type Acc = (V, V, V);
+
+/// E_K(0): the all-zero block through the `nr` rounds of `rk` (`nr` is
+/// the public round count). `aese` XORs the round key first.
+#[target_feature(enable = "neon,aes")]
+fn encrypt_zero(rk: &[[u8; 16]; 15], nr: usize) -> [u8; 16] {
+    let mut x = zero();
+    for k in &rk[..nr - 1] {
+        x = round(x, ld(k));
+    }
+    st(xor(vaeseq_u8(x, ld(&rk[nr - 1])), ld(&rk[nr])))
+}
+
+/// GHASH (GCM bytes) of `data` zero-padded, then `lens`, one block at a
+/// time by H^1 (`h1`, POLYVAL form): J0 of a nonce that is not 96 bits.
+#[target_feature(enable = "neon,aes")]
+fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
+    let h = ld(h1);
+    let mut acc = zero();
+    let mut absorb = |b: &[u8; 16]| acc = reduce(mul(xor(acc, bswap(ld(b))), h));
+    let (blocks, rest) = data.as_chunks::<16>();
+    for b in blocks {
+        absorb(b);
+    }
+    if !rest.is_empty() {
+        let mut last = [0u8; 16];
+        last[..rest.len()].copy_from_slice(rest);
+        absorb(&last);
+        ct_dispatch::wipe::wipe(&mut last);
+    }
+    absorb(&lens.0);
+    st(bswap(acc)).into()
+}
 
 #[inline(always)]
 fn ld(p: &[u8; 16]) -> V {

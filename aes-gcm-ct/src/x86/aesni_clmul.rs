@@ -32,16 +32,51 @@ use core::arch::x86_64::*;
 
 ct_dispatch::x86_detect!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
 
-/// Round keys and H^1..H^8 (POLYVAL form). Wiped on drop.
+/// Round keys and H^1..H^8 (POLYVAL form). Wiped with its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<8>;
 
 fused_engine!(
     /// The path (CPU check: AES-NI, PCLMULQDQ, SSSE3, SSE4.1).
     AesniClmul,
     cpu_clmul::get(),
+    encrypt_zero,
     powers,
-    crypt_impl
+    crypt_impl,
+    ghash_by_h1,
+    0
 );
+
+/// E_K(0): the all-zero block through the `nr` rounds of `rk` (`nr` is
+/// the public round count).
+#[target_feature(enable = "aes,sse2")]
+pub(super) fn encrypt_zero(rk: &[[u8; 16]; 15], nr: usize) -> [u8; 16] {
+    let mut x = ld(&rk[0]);
+    for k in &rk[1..nr] {
+        x = _mm_aesenc_si128(x, ld(k));
+    }
+    st(_mm_aesenclast_si128(x, ld(&rk[nr])))
+}
+
+/// GHASH (GCM bytes) of `data` zero-padded, then `lens`, one block at a
+/// time by H^1 (`h1`, POLYVAL form): J0 of a nonce that is not 96 bits.
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+pub(super) fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
+    let h = ld(h1);
+    let mut acc = _mm_setzero_si128();
+    let mut absorb = |b: &[u8; 16]| acc = reduce(mul(_mm_xor_si128(acc, bswap(ld(b))), h));
+    let (blocks, rest) = data.as_chunks::<16>();
+    for b in blocks {
+        absorb(b);
+    }
+    if !rest.is_empty() {
+        let mut last = [0u8; 16];
+        last[..rest.len()].copy_from_slice(rest);
+        absorb(&last);
+        ct_dispatch::wipe::wipe(&mut last);
+    }
+    absorb(&lens.0);
+    st(bswap(acc)).into()
+}
 
 #[inline(always)]
 pub(super) fn ld(p: &[u8; 16]) -> __m128i {
@@ -103,15 +138,28 @@ pub(super) fn reduce((lo, mid, hi): (__m128i, __m128i, __m128i)) -> __m128i {
     _mm_xor_si128(hi, lo)
 }
 
+/// `p[i]` = H^(i+1) from `p[0]` = H: each power the product of two lower
+/// ones (H^n = H^a H^(n-a), `a` the largest power of two below `n`), so
+/// the multiplications form a tree of depth log2(len) that the CPU
+/// overlaps, not a chain of `len - 1`.
+#[target_feature(enable = "sse2,pclmulqdq")]
+pub(super) fn raise(h: __m128i, p: &mut [__m128i]) {
+    p[0] = h;
+    for i in 1..p.len() {
+        let n = i + 1;
+        let a = n.next_power_of_two() / 2;
+        p[i] = reduce(mul(p[a - 1], p[n - a - 1]));
+    }
+}
+
 #[target_feature(enable = "sse2,pclmulqdq")]
 fn powers(h1: u128, out: &mut [[u8; 16]; 8]) {
-    let h = ld(&h1.to_le_bytes());
-    let mut p = h;
-    out[0] = st(h);
-    for o in out.iter_mut().skip(1) {
-        p = reduce(mul(p, h));
-        *o = st(p);
+    let mut p = [_mm_setzero_si128(); 8];
+    raise(ld(&h1.to_le_bytes()), &mut p);
+    for (o, v) in out.iter_mut().zip(&p) {
+        *o = st(*v);
     }
+    ct_dispatch::wipe::wipe(&mut p);
 }
 
 const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {

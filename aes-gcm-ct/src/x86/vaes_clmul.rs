@@ -57,7 +57,7 @@
 //! Constant time: loop bounds, the vector count of the remainder and the
 //! masks depend on the public lengths only.
 
-use super::aesni_clmul::{bswap, ld, mul, reduce, st};
+use super::aesni_clmul::{bswap, encrypt_zero, ghash_by_h1, ld, mul, raise, st};
 use crate::Block;
 use aead::inout::InOutBuf;
 use core::arch::x86_64::*;
@@ -100,18 +100,17 @@ const NPOW: usize = 20;
 const PAD: usize = 4;
 
 /// Round keys and `h[i]` = H^(20 - i) for i < 20 (POLYVAL form), four zero
-/// blocks after. Wiped on drop.
+/// blocks after. Wiped with its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 
 #[target_feature(enable = "sse2,pclmulqdq")]
 fn powers(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
-    let h = ld(&h1.to_le_bytes());
-    let mut p = h;
-    out[NPOW - 1] = st(h);
-    for i in (0..NPOW - 1).rev() {
-        p = reduce(mul(p, h));
-        out[i] = st(p);
+    let mut p = [_mm_setzero_si128(); NPOW];
+    raise(ld(&h1.to_le_bytes()), &mut p);
+    for (o, v) in out[..NPOW].iter_mut().rev().zip(&p) {
+        *o = st(*v);
     }
+    wipe(&mut p);
 }
 
 fused_engine!(
@@ -119,16 +118,22 @@ fused_engine!(
     /// VPCLMULQDQ).
     VaesClmul,
     cpu_vaes512::get(),
+    encrypt_zero,
     powers,
-    crypt512
+    crypt512,
+    ghash_by_h1,
+    NPOW - 1
 );
 
 fused_engine!(
     /// The AVX2 path (CPU check: AES-NI, PCLMULQDQ, AVX2, VAES, VPCLMULQDQ).
     VaesAvx2Clmul,
     cpu_vaes256::get(),
+    encrypt_zero,
     powers,
-    crypt256
+    crypt256,
+    ghash_by_h1,
+    NPOW - 1
 );
 
 #[target_feature(
