@@ -33,6 +33,13 @@ pub(crate) trait Engine {
     type Key<const NR: usize>: Clone;
     /// Run the CPU check (cached by the backend).
     fn token() -> Option<Self::Token>;
+    /// The standard schedule of `key`, computed the way this backend can
+    /// (default: in software; backends with AES instructions use them).
+    #[inline(always)]
+    fn schedule<const NR: usize>(token: Self::Token, key: &[u8]) -> Schedule<NR> {
+        let _ = token;
+        Schedule::new(key)
+    }
     /// Derive the backend's key form from the standard schedule.
     fn expand<const NR: usize>(token: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
     fn encrypt<const NR: usize>(
@@ -195,8 +202,7 @@ ct_dispatch::backends! {
 
 impl<const NR: usize> Keys<NR> {
     pub(crate) fn new(backend: Backend, key: &[u8]) -> Result<Self, UnsupportedBackend> {
-        let ks = Schedule::<NR>::new(key);
-        keys!(new backend, |t, E| E::expand(t, &ks))
+        keys!(new backend, |t, E| E::expand(t, &E::schedule::<NR>(t, key)))
     }
 
     #[inline]

@@ -10,7 +10,8 @@
 //! branch-free byte arithmetic. Where the CPU has AES instructions (and the
 //! crate its hardware backend), both are one instruction instead
 //! (`aeskeygenassist` / `aesimc` on x86, `aese` / `aesimc` on aarch64;
-//! constant time as those instructions are): [`Hw`]. Cost per AES-128
+//! constant time as those instructions are): [`KeyOps`], implemented by
+//! those backends on their capability tokens. Cost per AES-128
 //! schedule with decryption keys: about 6,500 instructions in software
 //! (10 SubWords at about 440, 9 InvMixColumns at about 230), a few hundred
 //! with AES-NI.
@@ -40,113 +41,31 @@ impl<const NR: usize> Drop for Schedule<NR> {
     }
 }
 
-/// SubWord and InvMixColumns on the CPU's AES instructions, when it has
-/// them (checked once per schedule, cached by `ct_dispatch::x86` or
-/// `cpufeatures`).
-#[derive(Clone, Copy)]
-pub(crate) enum Hw {
-    Soft,
-    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
-    AesNi,
-    #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
-    Armv8,
-}
-
-impl Hw {
-    /// The hardware backends' own CPU checks (cached).
-    pub(crate) fn detect() -> Self {
-        #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
-        if <crate::x86::aesni::AesNi as crate::backend::Engine>::token().is_some() {
-            return Hw::AesNi;
-        }
-        #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
-        if <crate::aarch64::armv8::ArmV8 as crate::backend::Engine>::token().is_some() {
-            return Hw::Armv8;
-        }
-        Hw::Soft
-    }
-
+/// The two steps of the schedule that AES instructions do in one
+/// instruction each. A backend with AES instructions implements this on
+/// its capability token (so only a CPU-checked value reaches the
+/// instructions, and the target-feature code stays in that backend's
+/// module); every other backend schedules with [`SoftOps`].
+pub(crate) trait KeyOps: Copy {
     /// SubWord (byte-wise, so the byte order of `w` does not matter).
-    #[inline]
-    pub(crate) fn sub_word(self, w: u32) -> u32 {
-        match self {
-            Hw::Soft => sub_word(w),
-            // SAFETY: `AesNi` is only made after the CPU check.
-            #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
-            Hw::AesNi => unsafe { hw::sub_word_aesni(w) },
-            // SAFETY: `Armv8` is only made after the CPU check.
-            #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
-            Hw::Armv8 => unsafe { hw::sub_word_armv8(w) },
-        }
-    }
-
+    fn sub_word(self, w: u32) -> u32;
     /// InvMixColumns of one state (FIPS-197 byte order).
-    #[inline]
-    pub(crate) fn inv_mix_columns(self, s: &[u8; 16]) -> [u8; 16] {
-        match self {
-            Hw::Soft => inv_mix_columns(s),
-            // SAFETY: `AesNi` is only made after the CPU check.
-            #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"))]
-            Hw::AesNi => unsafe { hw::inv_mix_aesni(s) },
-            // SAFETY: `Armv8` is only made after the CPU check.
-            #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
-            Hw::Armv8 => unsafe { hw::inv_mix_armv8(s) },
-        }
-    }
+    fn inv_mix_columns(self, s: &[u8; 16]) -> [u8; 16];
 }
 
-#[cfg(any(
-    all(any(target_arch = "x86", target_arch = "x86_64"), feature = "aesni"),
-    all(target_arch = "aarch64", target_feature = "neon", feature = "armv8")
-))]
-mod hw {
-    #[cfg(target_arch = "aarch64")]
-    use core::arch::aarch64::*;
-    #[cfg(target_arch = "x86")]
-    use core::arch::x86::*;
-    #[cfg(target_arch = "x86_64")]
-    use core::arch::x86_64::*;
+/// The software schedule steps: the bitsliced S-box circuit and
+/// branch-free InvMixColumns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SoftOps;
 
-    /// `aeskeygenassist` puts SubWord of dword 1 in dword 0.
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    #[target_feature(enable = "aes,sse2")]
-    pub(super) fn sub_word_aesni(w: u32) -> u32 {
-        let r = _mm_aeskeygenassist_si128::<0>(_mm_set_epi32(0, 0, w as i32, 0));
-        _mm_cvtsi128_si32(r) as u32
+impl KeyOps for SoftOps {
+    #[inline]
+    fn sub_word(self, w: u32) -> u32 {
+        sub_word(w)
     }
-
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    #[target_feature(enable = "aes,sse2")]
-    pub(super) fn inv_mix_aesni(s: &[u8; 16]) -> [u8; 16] {
-        let mut out = [0u8; 16];
-        // SAFETY: 16 readable / writable bytes, unaligned load and store.
-        unsafe {
-            let v = _mm_aesimc_si128(_mm_loadu_si128(s.as_ptr().cast()));
-            _mm_storeu_si128(out.as_mut_ptr().cast(), v);
-        }
-        out
-    }
-
-    /// `aese` with a zero key on `w` in all four columns: ShiftRows only
-    /// moves equal bytes, so every column is SubWord(w).
-    #[cfg(target_arch = "aarch64")]
-    #[target_feature(enable = "aes")]
-    pub(super) fn sub_word_armv8(w: u32) -> u32 {
-        let v = vreinterpretq_u8_u32(vdupq_n_u32(w));
-        let r = vaeseq_u8(v, vdupq_n_u8(0));
-        vgetq_lane_u32::<0>(vreinterpretq_u32_u8(r))
-    }
-
-    #[cfg(target_arch = "aarch64")]
-    #[target_feature(enable = "aes")]
-    pub(super) fn inv_mix_armv8(s: &[u8; 16]) -> [u8; 16] {
-        let mut out = [0u8; 16];
-        // SAFETY: 16 readable / writable bytes.
-        unsafe {
-            let v = vaesimcq_u8(vld1q_u8(s.as_ptr()));
-            vst1q_u8(out.as_mut_ptr(), v);
-        }
-        out
+    #[inline]
+    fn inv_mix_columns(self, s: &[u8; 16]) -> [u8; 16] {
+        inv_mix_columns(s)
     }
 }
 
@@ -200,23 +119,27 @@ impl<const NR: usize> Schedule<NR> {
     /// Key length in 32-bit words.
     pub(crate) const NK: usize = NR - 6;
 
-    /// Expand `key` (`4 * NK` bytes).
+    /// Expand `key` (`4 * NK` bytes) in software.
     pub(crate) fn new(key: &[u8]) -> Self {
-        debug_assert_eq!(key.len(), 4 * Self::NK);
+        Self::new_with(SoftOps, key)
+    }
+
+    /// Expand `key` (`4 * NK` bytes) with `ops`' SubWord.
+    pub(crate) fn new_with(ops: impl KeyOps, key: &[u8]) -> Self {
+        assert_eq!(key.len(), 4 * Self::NK, "AES key length");
         let nk = Self::NK;
         let mut w = [0u32; 60];
         for i in 0..nk {
             w[i] = u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]);
         }
-        let hw = Hw::detect();
         let mut rcon: u8 = 1;
         for i in nk..4 * (NR + 1) {
             let mut t = w[i - 1];
             if i % nk == 0 {
-                t = hw.sub_word(t.rotate_left(8)) ^ ((rcon as u32) << 24);
+                t = ops.sub_word(t.rotate_left(8)) ^ ((rcon as u32) << 24);
                 rcon = xtime(rcon);
             } else if nk > 6 && i % nk == 4 {
-                t = hw.sub_word(t);
+                t = ops.sub_word(t);
             }
             w[i] = w[i - nk] ^ t;
         }
@@ -232,16 +155,49 @@ impl<const NR: usize> Schedule<NR> {
 
     /// Round keys of the equivalent inverse cipher: `dec[0] = enc[NR]`,
     /// `dec[i] = InvMixColumns(enc[NR - i])`, `dec[NR] = enc[0]`.
-    #[allow(dead_code, reason = "used by hardware backends and tests")]
+    #[allow(dead_code, reason = "used by some backends only")]
     pub(crate) fn dec(&self) -> [[u8; 16]; 15] {
-        let hw = Hw::detect();
+        self.dec_with(SoftOps)
+    }
+
+    /// [`Self::dec`] with `ops`' InvMixColumns.
+    #[allow(dead_code, reason = "used by some backends only")]
+    pub(crate) fn dec_with(&self, ops: impl KeyOps) -> [[u8; 16]; 15] {
         let mut dec = [[0u8; 16]; 15];
         dec[0] = self.enc[NR];
         for i in 1..NR {
-            dec[i] = hw.inv_mix_columns(&self.enc[NR - i]);
+            dec[i] = ops.inv_mix_columns(&self.enc[NR - i]);
         }
         dec[NR] = self.enc[0];
         dec
+    }
+}
+
+/// Test helper for the backends' own [`KeyOps`]: `ops` must equal the
+/// software steps on every byte value in every byte position, and on
+/// InvMixColumns states built from all byte values.
+#[cfg(test)]
+#[allow(dead_code, reason = "used by the AES-instruction backends' tests")]
+pub(crate) fn assert_ops_match_software(ops: impl KeyOps) {
+    for b in 0..=255u32 {
+        for w in [
+            b,
+            b << 8,
+            b << 16,
+            b << 24,
+            b * 0x0101_0101,
+            b ^ 0xa55a_3cc3,
+        ] {
+            assert_eq!(ops.sub_word(w), sub_word(w), "SubWord {w:08x}");
+        }
+    }
+    for k in 0..=255u8 {
+        let s: [u8; 16] = core::array::from_fn(|i| k.wrapping_mul(31).wrapping_add(i as u8 * 17));
+        assert_eq!(
+            ops.inv_mix_columns(&s),
+            inv_mix_columns(&s),
+            "state {s:02x?}"
+        );
     }
 }
 
@@ -249,34 +205,9 @@ impl<const NR: usize> Schedule<NR> {
 mod tests {
     use super::*;
 
-    /// The hardware SubWord / InvMixColumns (where this CPU has them) equal
-    /// the software ones: every byte value in every byte position, and
-    /// InvMixColumns on states built from all byte values.
+    /// SubWord(0) = 0x63 per byte (FIPS-197 S-box).
     #[test]
-    fn hardware_matches_software() {
-        let hw = Hw::detect();
-        for b in 0..=255u32 {
-            for w in [
-                b,
-                b << 8,
-                b << 16,
-                b << 24,
-                b * 0x0101_0101,
-                b ^ 0xa55a_3cc3,
-            ] {
-                assert_eq!(hw.sub_word(w), sub_word(w), "SubWord {w:08x}");
-            }
-        }
-        for k in 0..=255u8 {
-            let s: [u8; 16] =
-                core::array::from_fn(|i| k.wrapping_mul(31).wrapping_add(i as u8 * 17));
-            assert_eq!(
-                hw.inv_mix_columns(&s),
-                inv_mix_columns(&s),
-                "state {s:02x?}"
-            );
-        }
-        // SubWord(0) = 0x63 per byte (FIPS-197 S-box), both ways.
+    fn sub_word_of_zero() {
         assert_eq!(sub_word(0), 0x6363_6363);
     }
 }

@@ -19,7 +19,10 @@
 //! registers (one lane insert per block), 8 blocks interleaved, the
 //! keystream XORed straight from registers.
 
-use crate::{backend::Engine, schedule::Schedule};
+use crate::{
+    backend::Engine,
+    schedule::{KeyOps, Schedule},
+};
 use cipher::{
     Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
     BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
@@ -66,6 +69,40 @@ impl<const NR: usize> Drop for Key<NR> {
     }
 }
 
+/// The schedule's SubWord and InvMixColumns in one instruction each.
+impl KeyOps for ArmV8 {
+    #[inline]
+    fn sub_word(self, w: u32) -> u32 {
+        // SAFETY: an `ArmV8` exists only after the CPU check for AES.
+        unsafe { sub_word_armv8(w) }
+    }
+    #[inline]
+    fn inv_mix_columns(self, s: &[u8; 16]) -> [u8; 16] {
+        // SAFETY: as in `sub_word`.
+        unsafe { inv_mix_armv8(s) }
+    }
+}
+
+/// `aese` with a zero key on `w` in all four columns: ShiftRows only
+/// moves equal bytes, so every column is SubWord(w).
+#[target_feature(enable = "aes")]
+fn sub_word_armv8(w: u32) -> u32 {
+    let v = vreinterpretq_u8_u32(vdupq_n_u32(w));
+    let r = vaeseq_u8(v, vdupq_n_u8(0));
+    vgetq_lane_u32::<0>(vreinterpretq_u32_u8(r))
+}
+
+#[target_feature(enable = "aes")]
+fn inv_mix_armv8(s: &[u8; 16]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    // SAFETY: 16 readable / writable bytes.
+    unsafe {
+        let v = vaesimcq_u8(vld1q_u8(s.as_ptr()));
+        vst1q_u8(out.as_mut_ptr(), v);
+    }
+    out
+}
+
 impl Engine for ArmV8 {
     type Token = ArmV8;
     type Key<const NR: usize> = Key<NR>;
@@ -78,10 +115,14 @@ impl Engine for ArmV8 {
         Some(key.enc)
     }
 
-    fn expand<const NR: usize>(_: ArmV8, ks: &Schedule<NR>) -> Key<NR> {
+    fn schedule<const NR: usize>(t: ArmV8, key: &[u8]) -> Schedule<NR> {
+        Schedule::new_with(t, key)
+    }
+
+    fn expand<const NR: usize>(t: ArmV8, ks: &Schedule<NR>) -> Key<NR> {
         Key {
             enc: ks.enc,
-            dec: ks.dec(),
+            dec: ks.dec_with(t),
         }
     }
 
@@ -324,3 +365,17 @@ impl_dir!(
     decrypt_par_blocks,
     dec_n
 );
+
+#[cfg(test)]
+mod key_ops_tests {
+    extern crate std;
+    /// The schedule steps on the AES instructions equal the software ones
+    /// (on a CPU without them there is nothing to compare, and it says so).
+    #[test]
+    fn key_ops_match_software() {
+        match <super::ArmV8 as crate::backend::Engine>::token() {
+            Some(t) => crate::schedule::assert_ops_match_software(t),
+            None => std::eprintln!("no AES on this CPU: nothing to compare"),
+        }
+    }
+}

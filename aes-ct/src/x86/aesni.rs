@@ -17,7 +17,10 @@
 //! Cost: 1 instruction per round and block, plus loads/stores.
 
 use crate::hybrid::wipe_blocks;
-use crate::{backend::Engine, schedule::Schedule};
+use crate::{
+    backend::Engine,
+    schedule::{KeyOps, Schedule},
+};
 use cipher::{
     Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
     BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
@@ -59,12 +62,44 @@ impl<const NR: usize> Drop for Key<NR> {
 }
 
 impl<const NR: usize> Key<NR> {
-    pub(super) fn new(ks: &Schedule<NR>) -> Self {
+    pub(super) fn new(t: AesNi, ks: &Schedule<NR>) -> Self {
         Key {
             enc: ks.enc,
-            dec: ks.dec(),
+            dec: ks.dec_with(t),
         }
     }
+}
+
+/// The schedule's SubWord and InvMixColumns in one instruction each.
+impl KeyOps for AesNi {
+    #[inline]
+    fn sub_word(self, w: u32) -> u32 {
+        // SAFETY: an `AesNi` exists only after the CPU check for AES-NI.
+        unsafe { sub_word_aesni(w) }
+    }
+    #[inline]
+    fn inv_mix_columns(self, s: &[u8; 16]) -> [u8; 16] {
+        // SAFETY: as in `sub_word`.
+        unsafe { inv_mix_aesni(s) }
+    }
+}
+
+/// `aeskeygenassist` puts SubWord of dword 1 in dword 0.
+#[target_feature(enable = "aes,sse2")]
+fn sub_word_aesni(w: u32) -> u32 {
+    let r = _mm_aeskeygenassist_si128::<0>(_mm_set_epi32(0, 0, w as i32, 0));
+    _mm_cvtsi128_si32(r) as u32
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn inv_mix_aesni(s: &[u8; 16]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    // SAFETY: 16 readable / writable bytes, unaligned load and store.
+    unsafe {
+        let v = _mm_aesimc_si128(_mm_loadu_si128(s.as_ptr().cast()));
+        _mm_storeu_si128(out.as_mut_ptr().cast(), v);
+    }
+    out
 }
 
 impl Engine for AesNi {
@@ -79,8 +114,12 @@ impl Engine for AesNi {
         Some(key.enc)
     }
 
-    fn expand<const NR: usize>(_: AesNi, ks: &Schedule<NR>) -> Key<NR> {
-        Key::new(ks)
+    fn schedule<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
+        Schedule::new_with(t, key)
+    }
+
+    fn expand<const NR: usize>(t: AesNi, ks: &Schedule<NR>) -> Key<NR> {
+        Key::new(t, ks)
     }
 
     fn encrypt<const NR: usize>(key: &Key<NR>, f: impl BlockCipherEncClosure<BlockSize = U16>) {
@@ -300,3 +339,17 @@ impl_dir!(
     dec,
     true
 );
+
+#[cfg(test)]
+mod key_ops_tests {
+    extern crate std;
+    /// The schedule steps on the AES-NI instructions equal the software ones
+    /// (on a CPU without them there is nothing to compare, and it says so).
+    #[test]
+    fn key_ops_match_software() {
+        match <super::AesNi as crate::backend::Engine>::token() {
+            Some(t) => crate::schedule::assert_ops_match_software(t),
+            None => std::eprintln!("no AES-NI on this CPU: nothing to compare"),
+        }
+    }
+}

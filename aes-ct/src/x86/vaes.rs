@@ -76,11 +76,16 @@ impl Engine for Vaes {
         Some(key.key.enc)
     }
 
+    fn schedule<const NR: usize>(t: Vaes, key: &[u8]) -> Schedule<NR> {
+        Schedule::new_with(aesni::AesNi::from_vaes(t), key)
+    }
+
     fn expand<const NR: usize>(t: Vaes, ks: &Schedule<NR>) -> VKey<NR> {
+        let ni = aesni::AesNi::from_vaes(t);
         VKey {
-            key: Key::new(ks),
+            key: Key::new(ni, ks),
             wide: t.wide,
-            ni: aesni::AesNi::from_vaes(t),
+            ni,
         }
     }
 
