@@ -130,12 +130,10 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     fn encrypt_short<const NR: usize>(k: &Self::Key<NR>, b: InOutBuf<'_, '_, Block>) {
         padded_batch::<Self::Batch>(b, |x| Self::encrypt_batch(k, x))
     }
-    /// The policy numbers for this batch implementation (default:
-    /// [`POLICY`]).
-    #[inline(always)]
-    fn policy(_: Self::Token) -> Policy {
-        POLICY
-    }
+    /// The policy numbers for this batch implementation: one of the
+    /// constants below ([`X86_POLICY`], [`ARMV7_POLICY`],
+    /// [`AARCH64_POLICY`]), so every threshold lives in this file.
+    fn policy(t: Self::Token) -> Policy;
     /// CTR over whole batches (`blocks.len()` a multiple of `Batch`):
     /// XOR `blocks` with the encryptions of `nonce || BE32(ctr + i)`
     /// (mod 2^32). Default: counter blocks built per batch,
@@ -218,13 +216,31 @@ pub(crate) const X86_POLICY: [Policy; 3] = [
     },
 ];
 
-/// ARM (NEON vpaes + NEON bsaes): the same rule as [`X86_POLICY`], one
-/// width. The thresholds follow BoringSSL's armv7 ratio (one bsaes batch
-/// costs about 5.8 vpaes blocks); aes-ct/PERFORMANCE-arm.md has the
-/// instruction counts they are checked against.
-pub(crate) const POLICY: Policy = Policy {
+/// armv7 (NEON `vtbl` vpaes + NEON bsaes assembly, 8-block batches): the
+/// same rule as [`X86_POLICY`], one width. One vpaes block costs about
+/// 490 instructions and one bsaes batch about 2,470 (+ ~100 for padding),
+/// so a padded batch pays from 6 tail blocks once the key is converted in
+/// the call; converting for a tail alone never pays (8 = the batch:
+/// never). aes-ct/PERFORMANCE-arm.md has the counts (`cargo xtask
+/// armcount aes`).
+#[cfg(target_arch = "arm")]
+pub(crate) const ARMV7_POLICY: Policy = Policy {
     vpaes_batches: 0,
     tail_bsaes_converted: 6,
+    tail_bsaes_fresh: 8,
+};
+
+/// aarch64 without the crypto extensions (4-register `tbl` vpaes + NEON
+/// bsaes, 8-block batches): one vpaes block costs about 220
+/// instructions and one bsaes batch about 1,950, so a zero-padded batch
+/// never beats vpaes for a tail (8 = the batch: never). Full batches still
+/// go to bsaes although vpaes needs fewer instructions per byte: its
+/// 4-register `tbl`s are multi-cycle on Cortex-A53/A72, bsaes is
+/// single-cycle ALU work. Counts in aes-ct/PERFORMANCE-arm.md.
+#[cfg(target_arch = "aarch64")]
+pub(crate) const AARCH64_POLICY: Policy = Policy {
+    vpaes_batches: 0,
+    tail_bsaes_converted: 8,
     tail_bsaes_fresh: 8,
 };
 

@@ -483,20 +483,9 @@ impl Bitsliced<NeonVpaes> for NeonBsaes {
         Planes::plain(&ks.enc)
     }
 
-    /// Measured under qemu (`cargo xtask armcount`, cortex-a72, no crypto):
-    /// one `tbl` vpaes block ~220 instructions, one bsaes batch ~1950, so a
-    /// zero-padded bsaes batch never beats vpaes for a tail of up to 7
-    /// blocks; full batches still go to bsaes (15.8 vs 12.9 instructions
-    /// per byte favours vpaes in instruction count, but its 4-register
-    /// `tbl`s are multi-cycle on Cortex-A53/A72 while bsaes is simple
-    /// single-cycle ALU work).
     #[inline(always)]
     fn policy(_: NeonBsaes) -> Policy {
-        Policy {
-            vpaes_batches: 0,
-            tail_bsaes_converted: 8,
-            tail_bsaes_fresh: 8,
-        }
+        crate::hybrid::AARCH64_POLICY
     }
 
     #[inline(always)]

@@ -283,14 +283,9 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
         Planes::dec(t, &ks.enc)
     }
 
-    /// The shared ARM numbers fit the armv7 measurements (`cargo xtask
-    /// armcount`, cortex-a15): one vpaes block ~490 instructions, one bsaes
-    /// batch ~2470 (+ ~100 for padding), so a padded batch pays from 6
-    /// tail blocks once the key is converted; converting for a tail alone
-    /// (~400 + moving the 2 KB key form) never pays.
     #[inline(always)]
     fn policy(_: NeonToken) -> crate::hybrid::Policy {
-        crate::hybrid::POLICY
+        crate::hybrid::ARMV7_POLICY
     }
 
     /// NEON stores, 32 bytes each (`aes_ct_bsaes_wipe_armv7`).
