@@ -371,8 +371,7 @@ pub(crate) fn encrypt<W: Word, const NR: usize>(q: &mut [W; 8], rk: impl Fn(usiz
 /// Round key `i` in the form [`encrypt`] wants: rotated by
 /// `ShiftRows^-(i mod 4)`, and for `i > 0` carrying the S-box constant 0x63.
 /// Constant rotation arguments (a match on the public round index), so
-/// each arm's masks are compile-time constants: the soft backend converts
-/// its keys per call.
+/// each arm's masks are compile-time constants.
 #[inline(always)]
 pub(crate) fn fixslice_key<W: Word>(mut k: [W; 8], i: usize) -> [W; 8] {
     match i % 4 {
@@ -385,6 +384,23 @@ pub(crate) fn fixslice_key<W: Word>(mut k: [W; 8], i: usize) -> [W; 8] {
         for b in [0, 1, 5, 6] {
             k[b] = !k[b];
         }
+    }
+    k
+}
+
+/// Inverse of [`fixslice_key`]: the plain bitsliced round key `i`.
+#[inline(always)]
+pub(crate) fn unfixslice_key<W: Word>(mut k: [W; 8], i: usize) -> [W; 8] {
+    if i > 0 {
+        for b in [0, 1, 5, 6] {
+            k[b] = !k[b];
+        }
+    }
+    match i % 4 {
+        0 => {}
+        1 => rotate_rows(&mut k, 1),
+        2 => rotate_rows(&mut k, 2),
+        _ => rotate_rows(&mut k, 3),
     }
     k
 }

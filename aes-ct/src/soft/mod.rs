@@ -17,12 +17,17 @@
 //! batch (the unused slots are zero). Decryption is the straight inverse
 //! cipher (13 operations of InvShiftRows per word and round).
 //!
-//! Key form: the standard round keys. Each `encrypt_with_backend` /
-//! `decrypt_with_backend` call converts them to the bitsliced round keys
-//! of its direction for one word (each round key replicated in every block
-//! slot; plain for decryption, pre-rotated for encryption) on the stack,
-//! wiped when the call ends: 11 to 15 transposes and key rotations, about
-//! one batch's cost, once per call (a lone block costs about two batches).
+//! Key form: the fixsliced encryption round keys, bitsliced and packed
+//! after BearSSL's compressed `aes_ct64` key (`br_aes_ct64_keysched` /
+//! `br_aes_ct64_skey_expand`): every block slot of a round-key plane would
+//! hold the same bits, so one word set carries one round key per slot (4 per
+//! `u64`, 2 per `u32`), 256 bytes for any key size. Each
+//! `encrypt_with_backend` / `decrypt_with_backend` call unpacks the round
+//! keys on the stack (per round key and plane: mask the slot, shift it to
+//! slot 0, copy it to the other slots with 1 or 2 shift-ORs), wiped when
+//! the call ends; no transposition per call. Encryption, the direction of
+//! every CTR-based mode, uses them as they are; decryption undoes the
+//! fixslicing per call (one row rotation and 4 NOTs per round key).
 
 pub(crate) mod bitslice;
 pub(crate) mod word;
@@ -39,7 +44,6 @@ type W = u64;
 #[cfg(not(target_pointer_width = "64"))]
 type W = u32;
 
-/// Blocks in one [`Pair`] of words.
 /// Blocks in one word.
 #[cfg(target_pointer_width = "64")]
 type ParSize = cipher::consts::U4;
@@ -50,17 +54,64 @@ type ParSize = cipher::consts::U2;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Soft;
 
-/// The long-term key: the standard round keys (240 bytes, the smallest
-/// form; the bitsliced one is four (64-bit) or two (32-bit) times larger
-/// and would set the size of every key).
+/// Round keys per packed word set: one per block slot.
+const PACK: usize = <W as Word>::LANE_BLOCKS;
+/// Packed word sets covering round keys `0..15` (the last slot is unused).
+const PACKS: usize = 16 / PACK;
+/// Bits of block slot 0 in a plane. `Word::load` puts byte `(r, c)` of
+/// block `j` at bit `LANE_BLOCKS * c + j` of row `r`'s bit field, so slot
+/// `j` is the bits at positions `j mod LANE_BLOCKS`: `0x55..` for `u32`,
+/// `0x11..` for `u64`.
+const SLOT0: u64 = u64::MAX / ((1 << PACK) - 1);
+
+/// The long-term key: the fixsliced encryption round key `PACK * n + j`
+/// (`bitslice::fixslice_key`) in block slot `j` of the bit planes `pk[n]`
+/// (256 bytes; fully replicated planes would be four (64-bit) or two
+/// (32-bit) times larger and set the size of every key).
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
-    rk: [[u8; 16]; 15],
+    pk: [[W; 8]; PACKS],
 }
 
 impl<const NR: usize> Drop for Key<NR> {
     fn drop(&mut self) {
-        ct_dispatch::wipe::wipe(&mut self.rk);
+        ct_dispatch::wipe::wipe(&mut self.pk);
+    }
+}
+
+impl<const NR: usize> Key<NR> {
+    /// Transpose and fixslice the round keys `0..=NR` one at a time and
+    /// keep slot `i mod PACK` of round key `i` (fixslicing moves bits only
+    /// between columns of a row, so slots stay apart; the slots of round
+    /// keys past `NR` stay zero).
+    fn pack(rk: &[[u8; 16]; 15]) -> Self {
+        let mut pk = [[W::default(); 8]; PACKS];
+        for (i, r) in rk.iter().enumerate().take(NR + 1) {
+            let mut q = bitslice::fixslice_key(W::load(|_| *r), i);
+            let m = W::splat_const(SLOT0 << (i % PACK));
+            for (p, x) in pk[i / PACK].iter_mut().zip(q) {
+                *p |= x & m;
+            }
+            wipe(&mut q);
+        }
+        Key { pk }
+    }
+
+    /// Fixsliced round key `i` (public) replicated in every block slot:
+    /// masks and shifts only.
+    #[inline(always)]
+    fn unpack(&self, i: usize) -> [W; 8] {
+        let j = (i % PACK) as u32;
+        let m = W::splat_const(SLOT0 << j);
+        self.pk[i / PACK].map(|x| {
+            let mut x = (x & m).shr(j);
+            let mut s = 1;
+            while s < PACK as u32 {
+                x = x | x.shl(s);
+                s *= 2;
+            }
+            x
+        })
     }
 }
 
@@ -88,11 +139,11 @@ impl<const NR: usize> Planes<NR> {
             decrypt,
         };
         for i in 0..=NR {
-            let q = W::load(|_| key.rk[i]);
+            let q = key.unpack(i);
             p.rk[i] = if decrypt {
-                q
+                bitslice::unfixslice_key(q, i)
             } else {
-                bitslice::fixslice_key(q, i)
+                q
             };
         }
         p
@@ -127,7 +178,7 @@ impl Engine for Soft {
     }
 
     fn expand<const NR: usize>(_: Soft, ks: &Schedule<NR>) -> Key<NR> {
-        Key { rk: ks.enc }
+        Key::pack(&ks.enc)
     }
 
     /// One conversion per call, kept for every batch of it.
@@ -187,3 +238,38 @@ macro_rules! impl_dir {
 }
 impl_dir!(BlockCipherEncBackend, encrypt_block, encrypt_par_blocks);
 impl_dir!(BlockCipherDecBackend, decrypt_block, decrypt_par_blocks);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both directions' per-call keys equal the transposed round keys
+    /// (fixsliced for encryption) for every round index and key size, so
+    /// the slot masks match `Word::load`'s layout and unfixslicing inverts
+    /// fixslicing.
+    fn planes_match_load<const NR: usize>() {
+        let mut rk = [[0u8; 16]; 15];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for b in rk.iter_mut().flatten() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        let key = Key::<NR>::pack(&rk);
+        let (enc, dec) = (Planes::new(&key, false), Planes::new(&key, true));
+        for (i, r) in rk.iter().enumerate().take(NR + 1) {
+            let plain = W::load(|_| *r);
+            assert_eq!(dec.rk[i], plain, "NR {NR}, round key {i}");
+            let fixed = bitslice::fixslice_key(plain, i);
+            assert_eq!(enc.rk[i], fixed, "NR {NR}, round key {i}");
+        }
+    }
+
+    #[test]
+    fn planes_are_transposed_round_keys() {
+        planes_match_load::<10>();
+        planes_match_load::<12>();
+        planes_match_load::<14>();
+    }
+}
