@@ -103,84 +103,68 @@ impl<T: AeadInOut<NonceSize = U12, TagSize = U16>> Aead for Rust<T> {
     }
 }
 
-struct Ring(ring::aead::LessSafeKey);
+/// ring's and aws-lc-rs's `LessSafeKey` (one API, but aws-lc-rs's
+/// `open_in_place_separate_tag` takes the tag as a slice and no source
+/// range): the wrapper type, its [`Aead`] impl and its key constructor.
+/// `$open` receives the key, nonce, AAD, tag and buffer.
+macro_rules! less_safe_key {
+    ($(#[$m:meta])* $name:ident, $key:ident, $krate:ident,
+     |$k:ident, $n:ident, $aad:ident, $tag:ident, $buf:ident| $open:expr) => {
+        $(#[$m])*
+        struct $name($krate::aead::LessSafeKey);
 
-impl Aead for Ring {
-    #[inline]
-    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
-        use ring::aead::{Aad, Nonce};
-        let n = Nonce::assume_unique_for_key(NONCE);
-        let tag = self
-            .0
-            .seal_in_place_separate_tag(n, Aad::from(AAD), buf)
-            .expect("seal");
-        tag.as_ref().try_into().expect("16-byte tag")
-    }
+        $(#[$m])*
+        impl Aead for $name {
+            #[inline]
+            fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+                use $krate::aead::{Aad, Nonce};
+                let n = Nonce::assume_unique_for_key(NONCE);
+                let tag = self
+                    .0
+                    .seal_in_place_separate_tag(n, Aad::from(AAD), buf)
+                    .expect("seal");
+                tag.as_ref().try_into().expect("16-byte tag")
+            }
 
-    #[inline]
-    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        use ring::aead::{Aad, Nonce, Tag};
-        let n = Nonce::assume_unique_for_key(NONCE);
-        let r = self
-            .0
-            .open_in_place_separate_tag(n, Aad::from(AAD), Tag::from(*tag), buf, 0..);
-        r.is_ok()
-    }
+            #[inline]
+            fn open(&self, $buf: &mut [u8], $tag: &[u8; 16]) -> bool {
+                use $krate::aead::{Aad, Nonce};
+                let ($k, $n, $aad) = (&self.0, Nonce::assume_unique_for_key(NONCE), Aad::from(AAD));
+                $open.is_ok()
+            }
+        }
+
+        $(#[$m])*
+        fn $key(bits: usize, key: &[u8]) -> $krate::aead::LessSafeKey {
+            let alg = if bits == 128 {
+                &$krate::aead::AES_128_GCM
+            } else {
+                &$krate::aead::AES_256_GCM
+            };
+            let Ok(k) = $krate::aead::UnboundKey::new(alg, key) else {
+                unreachable!("key length matches")
+            };
+            $krate::aead::LessSafeKey::new(k)
+        }
+    };
 }
 
-/// aws-lc-rs: ring's API, but `open_in_place_separate_tag` takes the tag
-/// as a slice.
-#[cfg(speed_peers)]
-struct AwsLc(aws_lc_rs::aead::LessSafeKey);
+less_safe_key!(Ring, ring_key, ring, |k, n, aad, tag, buf| k
+    .open_in_place_separate_tag(
+        n,
+        aad,
+        ring::aead::Tag::from(*tag),
+        buf,
+        0..
+    ));
 
-#[cfg(speed_peers)]
-impl Aead for AwsLc {
-    #[inline]
-    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
-        use aws_lc_rs::aead::{Aad, Nonce};
-        let n = Nonce::assume_unique_for_key(NONCE);
-        let tag = self
-            .0
-            .seal_in_place_separate_tag(n, Aad::from(AAD), buf)
-            .expect("seal");
-        tag.as_ref().try_into().expect("16-byte tag")
-    }
-
-    #[inline]
-    fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        use aws_lc_rs::aead::{Aad, Nonce};
-        let n = Nonce::assume_unique_for_key(NONCE);
-        let r = self
-            .0
-            .open_in_place_separate_tag(n, Aad::from(AAD), tag, buf);
-        r.is_ok()
-    }
-}
-
-#[cfg(speed_peers)]
-fn aws_lc_key(bits: usize, key: &[u8]) -> aws_lc_rs::aead::LessSafeKey {
-    let alg = if bits == 128 {
-        &aws_lc_rs::aead::AES_128_GCM
-    } else {
-        &aws_lc_rs::aead::AES_256_GCM
-    };
-    let Ok(k) = aws_lc_rs::aead::UnboundKey::new(alg, key) else {
-        unreachable!("key length matches")
-    };
-    aws_lc_rs::aead::LessSafeKey::new(k)
-}
-
-fn ring_key(bits: usize, key: &[u8]) -> ring::aead::LessSafeKey {
-    let alg = if bits == 128 {
-        &ring::aead::AES_128_GCM
-    } else {
-        &ring::aead::AES_256_GCM
-    };
-    let Ok(k) = ring::aead::UnboundKey::new(alg, key) else {
-        unreachable!("key length matches")
-    };
-    ring::aead::LessSafeKey::new(k)
-}
+less_safe_key!(
+    #[cfg(speed_peers)]
+    AwsLc,
+    aws_lc_key,
+    aws_lc_rs,
+    |k, n, aad, tag, buf| k.open_in_place_separate_tag(n, aad, tag, buf)
+);
 
 const RING: &str = "ring 0.17";
 const AWS_LC: &str = "aws-lc-rs 1";
@@ -314,7 +298,14 @@ where
         let ring = Ring(ring_key(bits, &key));
         add_row(ctx, bits, Role::Other, ring_name, &ring, &expect);
         #[cfg(speed_peers)]
-        add_row(ctx, bits, Role::Other, AWS_LC, &AwsLc(aws_lc_key(bits, &key)), &expect);
+        add_row(
+            ctx,
+            bits,
+            Role::Other,
+            AWS_LC,
+            &AwsLc(aws_lc_key(bits, &key)),
+            &expect,
+        );
 
         if let Some(version) = ctx.openssl_version() {
             let v = version
@@ -446,10 +437,16 @@ fn ssse3_tables(ctx: &mut Ctx) {
 /// measured alternately ([`Ctx::measure_alternating`]). Fails with what is
 /// wrong if the build is not that one.
 pub fn ssse3_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
-    if !cfg!(all(feature = "test-hooks", any(target_arch = "x86", target_arch = "x86_64"))) {
+    if !cfg!(all(
+        feature = "test-hooks",
+        any(target_arch = "x86", target_arch = "x86_64")
+    )) {
         return Err("--ssse3-build needs an x86 build with benches' test-hooks feature".into());
     }
-    #[cfg(all(feature = "test-hooks", any(target_arch = "x86", target_arch = "x86_64")))]
+    #[cfg(all(
+        feature = "test-hooks",
+        any(target_arch = "x86", target_arch = "x86_64")
+    ))]
     aes_ct::x86::bsaes_limit_width(1);
     ssse3_measure(ctx)
 }
@@ -507,19 +504,9 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
                 return Err(format!("{name}: wrong result at {n} bytes"));
             }
         }
-        let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
-            .iter()
-            .zip(bufs.iter_mut())
-            .map(|(a, b)| {
-                Box::new(move || {
-                    keep(a.seal(keep(&mut b[..n])));
-                }) as Box<dyn FnMut()>
-            })
-            .collect();
-        let mut refs: Vec<&mut dyn FnMut()> =
-            fs.iter_mut().map(|f| &mut **f as &mut dyn FnMut()).collect();
-        let t = ctx.measure_alternating(&mut refs);
-        drop(fs);
+        let t = alternate(ctx, &impls, &mut bufs, |a, b| {
+            keep(a.seal(keep(&mut b[..n])));
+        });
         for (i, t) in t.into_iter().enumerate() {
             if n == 16 {
                 seal[i].push(("16ns".to_owned(), t * 1e9));
@@ -527,19 +514,10 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
             seal[i].push((n.to_string(), n as f64 / t / 1e6));
         }
         let (ct, tag) = (&ct, &tag);
-        let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
-            .iter()
-            .zip(bufs.iter_mut())
-            .map(|(a, b)| {
-                Box::new(move || {
-                    b[..n].copy_from_slice(ct);
-                    keep(a.open(keep(&mut b[..n]), tag));
-                }) as Box<dyn FnMut()>
-            })
-            .collect();
-        let mut refs: Vec<&mut dyn FnMut()> =
-            fs.iter_mut().map(|f| &mut **f as &mut dyn FnMut()).collect();
-        let t = ctx.measure_alternating(&mut refs);
+        let t = alternate(ctx, &impls, &mut bufs, |a, b| {
+            b[..n].copy_from_slice(ct);
+            keep(a.open(keep(&mut b[..n]), tag));
+        });
         for (i, t) in t.into_iter().enumerate() {
             open[i].push((n.to_string(), n as f64 / t / 1e6));
         }
@@ -549,6 +527,26 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
         ctx.row(SSSE3_OPEN, roles[i], names[i], std::mem::take(&mut open[i]));
     }
     Ok(())
+}
+
+/// Measure `run` on each of `impls`, each with its own buffer, alternately
+/// ([`Ctx::measure_alternating`]): seconds per call, in `impls`' order.
+fn alternate(
+    ctx: &mut Ctx,
+    impls: &[&dyn Aead],
+    bufs: &mut [Vec<u8>],
+    run: impl Fn(&dyn Aead, &mut Vec<u8>) + Copy,
+) -> Vec<f64> {
+    let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(&a, b)| Box::new(move || run(a, b)) as Box<dyn FnMut() + '_>)
+        .collect();
+    let mut refs: Vec<&mut dyn FnMut()> = fs
+        .iter_mut()
+        .map(|f| &mut **f as &mut dyn FnMut())
+        .collect();
+    ctx.measure_alternating(&mut refs)
 }
 
 /// After the merge: the patched ring must be far slower than this build's
