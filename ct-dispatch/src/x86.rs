@@ -97,6 +97,28 @@ impl Features {
         ("avx512dq", Self::AVX512DQ),
     ];
 
+    /// The flag of a `target_feature` name in [`Self::NAMED`]; panics (a
+    /// compile error in a constant) on any other name.
+    #[doc(hidden)]
+    pub const fn named(name: &str) -> Self {
+        let mut i = 0;
+        while i < Self::NAMED.len() {
+            let (n, flag) = Self::NAMED[i];
+            if n.len() == name.len() {
+                let (a, b) = (n.as_bytes(), name.as_bytes());
+                let mut j = 0;
+                while j < a.len() && a[j] == b[j] {
+                    j += 1;
+                }
+                if j == a.len() {
+                    return flag;
+                }
+            }
+            i += 1;
+        }
+        panic!("not an x86 feature name of x86::Features::NAMED")
+    }
+
     /// The features this build enables at compile time.
     pub const COMPILED: Self = {
         let mut f = Self::EMPTY;
@@ -168,46 +190,41 @@ pub struct Cpuid {
     pub xcr0: u64,
 }
 
+/// Single-bit masks: `bits!(vis T: NAME = bit, ...)` is one
+/// `vis const NAME: T = 1 << bit;` per entry.
+macro_rules! bits {
+    ($vis:vis $t:ty: $($(#[$m:meta])* $name:ident = $bit:literal),+ $(,)?) => {
+        $($(#[$m])* $vis const $name: $t = 1 << $bit;)+
+    };
+}
+
 /// CPUID.01H:ECX and EDX bits.
 mod leaf1 {
-    pub(super) const ECX_SSE3: u32 = 1 << 0;
-    pub(super) const ECX_PCLMULQDQ: u32 = 1 << 1;
-    pub(super) const ECX_SSSE3: u32 = 1 << 9;
-    pub(super) const ECX_FMA: u32 = 1 << 12;
-    pub(super) const ECX_SSE41: u32 = 1 << 19;
-    pub(super) const ECX_SSE42: u32 = 1 << 20;
-    pub(super) const ECX_AES: u32 = 1 << 25;
-    pub(super) const ECX_XSAVE: u32 = 1 << 26;
-    pub(super) const ECX_OSXSAVE: u32 = 1 << 27;
-    pub(super) const ECX_AVX: u32 = 1 << 28;
-    pub(super) const ECX_F16C: u32 = 1 << 29;
-    pub(super) const EDX_SSE: u32 = 1 << 25;
-    pub(super) const EDX_SSE2: u32 = 1 << 26;
+    bits!(pub(super) u32: ECX_SSE3 = 0, ECX_PCLMULQDQ = 1, ECX_SSSE3 = 9, ECX_FMA = 12,
+        ECX_SSE41 = 19, ECX_SSE42 = 20, ECX_AES = 25, ECX_XSAVE = 26, ECX_OSXSAVE = 27,
+        ECX_AVX = 28, ECX_F16C = 29, EDX_SSE = 25, EDX_SSE2 = 26);
 }
 
 /// CPUID.(EAX=07H,ECX=0):EBX and ECX bits.
 mod leaf7 {
-    pub(super) const EBX_AVX2: u32 = 1 << 5;
-    pub(super) const EBX_AVX512F: u32 = 1 << 16;
-    pub(super) const EBX_AVX512DQ: u32 = 1 << 17;
-    pub(super) const EBX_AVX512BW: u32 = 1 << 30;
-    pub(super) const EBX_AVX512VL: u32 = 1 << 31;
-    pub(super) const ECX_VAES: u32 = 1 << 9;
-    pub(super) const ECX_VPCLMULQDQ: u32 = 1 << 10;
+    bits!(pub(super) u32: EBX_AVX2 = 5, EBX_AVX512F = 16, EBX_AVX512DQ = 17, EBX_AVX512BW = 30,
+        EBX_AVX512VL = 31, ECX_VAES = 9, ECX_VPCLMULQDQ = 10);
 }
 
 /// XCR0 state-component bits.
 mod xcr0 {
-    /// SSE (xmm registers, MXCSR).
-    pub(super) const SSE: u64 = 1 << 1;
-    /// AVX (upper halves of ymm0-15).
-    pub(super) const AVX: u64 = 1 << 2;
-    /// opmask k0-7.
-    pub(super) const OPMASK: u64 = 1 << 5;
-    /// Upper halves of zmm0-15.
-    pub(super) const ZMM_HI256: u64 = 1 << 6;
-    /// zmm16-31.
-    pub(super) const HI16_ZMM: u64 = 1 << 7;
+    bits!(pub(super) u64:
+        /// SSE (xmm registers, MXCSR).
+        SSE = 1,
+        /// AVX (upper halves of ymm0-15).
+        AVX = 2,
+        /// opmask k0-7.
+        OPMASK = 5,
+        /// Upper halves of zmm0-15.
+        ZMM_HI256 = 6,
+        /// zmm16-31.
+        HI16_ZMM = 7,
+    );
 }
 
 /// The feature set a CPU with these CPUID words and XCR0 can run (the rules
@@ -389,48 +406,13 @@ macro_rules! x86_detect {
 }
 
 /// A `target_feature` name to its [`x86::Features`](crate::x86::Features)
-/// flag (for [`x86_detect!`](crate::x86_detect)); other names do not compile.
+/// flag (for [`x86_detect!`](crate::x86_detect)), looked up in
+/// [`Features::NAMED`] at compile time; other names do not compile.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __x86_feature {
-    ("sse2") => {
-        $crate::x86::Features::SSE2
-    };
-    ("ssse3") => {
-        $crate::x86::Features::SSSE3
-    };
-    ("sse4.1") => {
-        $crate::x86::Features::SSE41
-    };
-    ("pclmulqdq") => {
-        $crate::x86::Features::PCLMULQDQ
-    };
-    ("aes") => {
-        $crate::x86::Features::AES
-    };
-    ("avx") => {
-        $crate::x86::Features::AVX
-    };
-    ("avx2") => {
-        $crate::x86::Features::AVX2
-    };
-    ("vaes") => {
-        $crate::x86::Features::VAES
-    };
-    ("vpclmulqdq") => {
-        $crate::x86::Features::VPCLMULQDQ
-    };
-    ("avx512f") => {
-        $crate::x86::Features::AVX512F
-    };
-    ("avx512bw") => {
-        $crate::x86::Features::AVX512BW
-    };
-    ("avx512vl") => {
-        $crate::x86::Features::AVX512VL
-    };
-    ("avx512dq") => {
-        $crate::x86::Features::AVX512DQ
+    ($tf:literal) => {
+        const { $crate::x86::Features::named($tf) }
     };
 }
 
@@ -442,39 +424,19 @@ mod tests {
 
     // Bit positions written out again from the Intel SDM, independent of
     // the constants above.
-    const L1C_SSE3: u32 = 1 << 0;
-    const L1C_PCLMULQDQ: u32 = 1 << 1;
-    const L1C_SSSE3: u32 = 1 << 9;
-    const L1C_FMA: u32 = 1 << 12;
-    const L1C_CX16: u32 = 1 << 13;
-    const L1C_SSE41: u32 = 1 << 19;
-    const L1C_SSE42: u32 = 1 << 20;
-    const L1C_POPCNT: u32 = 1 << 23;
-    const L1C_AES: u32 = 1 << 25;
-    const L1C_XSAVE: u32 = 1 << 26;
-    const L1C_OSXSAVE: u32 = 1 << 27;
-    const L1C_AVX: u32 = 1 << 28;
-    const L1C_F16C: u32 = 1 << 29;
-    const L1D_SSE: u32 = 1 << 25;
-    const L1D_SSE2: u32 = 1 << 26;
-    const L7B_BMI1: u32 = 1 << 3;
-    const L7B_AVX2: u32 = 1 << 5;
-    const L7B_BMI2: u32 = 1 << 8;
-    const L7B_AVX512F: u32 = 1 << 16;
-    const L7B_AVX512DQ: u32 = 1 << 17;
-    const L7B_AVX512CD: u32 = 1 << 28;
-    const L7B_AVX512BW: u32 = 1 << 30;
-    const L7B_AVX512VL: u32 = 1 << 31;
-    const L7C_GFNI: u32 = 1 << 8;
-    const L7C_VAES: u32 = 1 << 9;
-    const L7C_VPCLMULQDQ: u32 = 1 << 10;
-    const XCR0_X87: u64 = 1 << 0;
-    const XCR0_SSE: u64 = 1 << 1;
-    const XCR0_AVX: u64 = 1 << 2;
-    const XCR0_OPMASK: u64 = 1 << 5;
-    const XCR0_ZMM_HI256: u64 = 1 << 6;
-    const XCR0_HI16_ZMM: u64 = 1 << 7;
-    const XCR0_PKRU: u64 = 1 << 9;
+    bits!(u32:
+        L1C_SSE3 = 0, L1C_PCLMULQDQ = 1, L1C_SSSE3 = 9, L1C_FMA = 12, L1C_CX16 = 13,
+        L1C_SSE41 = 19, L1C_SSE42 = 20, L1C_POPCNT = 23, L1C_AES = 25, L1C_XSAVE = 26,
+        L1C_OSXSAVE = 27, L1C_AVX = 28, L1C_F16C = 29,
+        L1D_SSE = 25, L1D_SSE2 = 26,
+        L7B_BMI1 = 3, L7B_AVX2 = 5, L7B_BMI2 = 8, L7B_AVX512F = 16, L7B_AVX512DQ = 17,
+        L7B_AVX512CD = 28, L7B_AVX512BW = 30, L7B_AVX512VL = 31,
+        L7C_GFNI = 8, L7C_VAES = 9, L7C_VPCLMULQDQ = 10,
+    );
+    bits!(u64:
+        XCR0_X87 = 0, XCR0_SSE = 1, XCR0_AVX = 2, XCR0_OPMASK = 5, XCR0_ZMM_HI256 = 6,
+        XCR0_HI16_ZMM = 7, XCR0_PKRU = 9,
+    );
 
     const XCR0_YMM: u64 = XCR0_X87 | XCR0_SSE | XCR0_AVX;
     const XCR0_ZMM: u64 = XCR0_YMM | XCR0_OPMASK | XCR0_ZMM_HI256 | XCR0_HI16_ZMM;
