@@ -11,7 +11,7 @@
 //! Needs the nightly toolchain and `cargo-fuzz` (installed with
 //! `cargo install cargo-fuzz` when missing).
 
-use crate::miri::nightly;
+use crate::miri::{nightly, nightly_ok};
 use crate::util::{have, root, run, target_dir};
 use std::process::Command;
 
@@ -23,10 +23,7 @@ usage: cargo xtask fuzz [options]
   --list         list the targets";
 
 fn ensure_cargo_fuzz() -> Result<(), String> {
-    if nightly(&["fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if nightly_ok(&["fuzz", "--version"]) {
         return Ok(());
     }
     println!("xtask: cargo-fuzz is missing, installing it (cargo install cargo-fuzz)");

@@ -17,6 +17,12 @@
 use crate::util::{root, run, target_dir};
 use std::process::Command;
 
+/// Does `cargo <args>` on the nightly toolchain run and succeed (a
+/// tool's `--version`: is it installed)?
+pub fn nightly_ok(args: &[&str]) -> bool {
+    nightly(args).output().is_ok_and(|o| o.status.success())
+}
+
 /// `cargo` on the nightly toolchain (through rustup), with the variables
 /// that tie a child cargo to the stable toolchain that runs xtask removed.
 pub fn nightly(args: &[&str]) -> Command {
@@ -72,10 +78,7 @@ Runs Miri (nightly) over the portable backends' tests listed in
 xtask/src/miri.rs (MIRI_TESTS). Installs the miri component if missing.";
 
 fn ensure_miri() -> Result<(), String> {
-    if nightly(&["miri", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if nightly_ok(&["miri", "--version"]) {
         return Ok(());
     }
     println!("xtask: installing the nightly miri component");

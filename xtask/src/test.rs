@@ -143,71 +143,33 @@ fn steps() -> Vec<Step> {
             vec![],
             Box::new(crate::regen_asm::check),
         ),
-        step(
-            "clippy, host",
-            Some("host"),
-            vec![CLIPPY],
-            cargo_step(&[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ]),
-        ),
-        step(
-            "clippy, host, all features",
-            Some("host"),
-            vec![CLIPPY],
-            cargo_step(&[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--all-features",
-                "--",
-                "-D",
-                "warnings",
-            ]),
-        ),
     ];
-    for (t, args) in [
-        (
-            AARCH64,
-            &[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--all-features",
-                "--target",
-                AARCH64,
-                "--",
-                "-D",
-                "warnings",
-            ],
-        ),
-        (
-            ARMV7,
-            &[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--all-features",
-                "--target",
-                ARMV7,
-                "--",
-                "-D",
-                "warnings",
-            ],
-        ),
+    // clippy on the host without and with every feature, on the cross
+    // targets with every feature.
+    for (t, all_features) in [
+        ("host", false),
+        ("host", true),
+        (AARCH64, true),
+        (ARMV7, true),
     ] {
-        s.push(step(
-            &format!("clippy, {t}, all features"),
-            Some(t),
+        let mut args = vec!["clippy", "--workspace", "--all-targets"];
+        if all_features {
+            args.push("--all-features");
+        }
+        let mut needs = vec![CLIPPY];
+        if t != "host" {
+            args.extend(["--target", t]);
             // Build scripts of C/asm dependencies (ring, in dev-deps) need
             // the cross compiler even for a check.
-            [vec![CLIPPY], prereq::cross_tools(t)].concat(),
-            cargo_step(args),
+            needs.extend(prereq::cross_tools(t));
+        }
+        args.extend(["--", "-D", "warnings"]);
+        let features = if all_features { ", all features" } else { "" };
+        s.push(step(
+            &format!("clippy, {t}{features}"),
+            Some(t),
+            needs,
+            cargo_step(args.leak()),
         ));
     }
     s.push(step(
