@@ -249,43 +249,55 @@ impl Gcm {
     }
 }
 
-/// A record key that could not be made: every record fails with the
-/// reason (rustls' factory methods cannot return an error, and a panic is
-/// no answer to bad input).
-struct Broken(String);
+/// One direction's record key, or the reason it could not be made: every
+/// record then fails with the reason (rustls' factory methods cannot
+/// return an error, and a panic is no answer to bad input).
+struct RecordKey(Result<Key, String>);
 
-impl MessageEncrypter for Broken {
+/// The record format a key protects.
+#[derive(Clone, Copy)]
+enum Version {
+    Tls13,
+    Tls12,
+}
+
+/// A record key of either format.
+struct Key {
+    gcm: Gcm,
+    /// TLS 1.3: the IV. TLS 1.2: salt || explicit nonce start
+    /// (encryption), salt || zeros (decryption: the explicit part comes
+    /// with each record).
+    iv: [u8; NONCE_LEN],
+    version: Version,
+}
+
+impl RecordKey {
+    fn key(&self) -> Result<&Key, Error> {
+        self.0.as_ref().map_err(|e| Error::General(e.clone()))
+    }
+}
+
+impl MessageEncrypter for RecordKey {
     fn encrypt(
         &mut self,
-        _: OutboundPlainMessage<'_>,
-        _: u64,
+        msg: OutboundPlainMessage<'_>,
+        seq: u64,
     ) -> Result<OutboundOpaqueMessage, Error> {
-        Err(Error::General(self.0.clone()))
+        self.key()?.seal(msg, seq)
     }
+
     fn encrypted_payload_len(&self, payload_len: usize) -> usize {
-        payload_len
+        payload_len + self.0.as_ref().map_or(0, Key::overhead)
     }
 }
 
-impl MessageDecrypter for Broken {
+impl MessageDecrypter for RecordKey {
     fn decrypt<'a>(
         &mut self,
-        _: InboundOpaqueMessage<'a>,
-        _: u64,
+        msg: InboundOpaqueMessage<'a>,
+        seq: u64,
     ) -> Result<InboundPlainMessage<'a>, Error> {
-        Err(Error::General(self.0.clone()))
-    }
-}
-
-/// A record key: rustls asks for each direction with its own factory call.
-trait RecordKey: MessageEncrypter + MessageDecrypter {}
-impl<T: MessageEncrypter + MessageDecrypter> RecordKey for T {}
-
-/// The record key, or one that fails every record with the reason.
-fn or_broken<K: RecordKey + 'static>(k: Result<K, String>) -> Box<dyn RecordKey> {
-    match k {
-        Ok(k) => Box::new(k),
-        Err(e) => Box::new(Broken(e)),
+        self.key()?.open(msg, seq)
     }
 }
 
@@ -315,29 +327,25 @@ pub struct Tls13Gcm {
     pub key_len: usize,
 }
 
-struct Tls13Key {
-    gcm: Gcm,
-    iv: [u8; NONCE_LEN],
-}
-
-fn tls13_key(key: &AeadKey, iv: &Iv) -> Result<Tls13Key, String> {
+fn tls13_key(key: &AeadKey, iv: &Iv) -> Result<Key, String> {
     let iv: [u8; NONCE_LEN] = iv
         .as_ref()
         .try_into()
         .map_err(|_| format!("TLS 1.3 IV of {} bytes", iv.as_ref().len()))?;
-    Ok(Tls13Key {
+    Ok(Key {
         gcm: Gcm::new(key.as_ref())?,
         iv,
+        version: Version::Tls13,
     })
 }
 
 impl Tls13AeadAlgorithm for Tls13Gcm {
     fn encrypter(&self, key: AeadKey, iv: Iv) -> Box<dyn MessageEncrypter> {
-        or_broken(tls13_key(&key, &iv))
+        Box::new(RecordKey(tls13_key(&key, &iv)))
     }
 
     fn decrypter(&self, key: AeadKey, iv: Iv) -> Box<dyn MessageDecrypter> {
-        or_broken(tls13_key(&key, &iv))
+        Box::new(RecordKey(tls13_key(&key, &iv)))
     }
 
     fn key_len(&self) -> usize {
@@ -353,63 +361,12 @@ impl Tls13AeadAlgorithm for Tls13Gcm {
     }
 }
 
-impl MessageEncrypter for Tls13Key {
-    fn encrypt(
-        &mut self,
-        msg: OutboundPlainMessage<'_>,
-        seq: u64,
-    ) -> Result<OutboundOpaqueMessage, Error> {
-        let total = self.encrypted_payload_len(msg.payload.len());
-        let typ = msg.typ.to_array();
-        let payload = self
-            .gcm
-            .seal_record(&self.iv, seq, &msg, 0, &typ, total, |_| {
-                make_tls13_aad(total)
-            })?;
-        Ok(OutboundOpaqueMessage::new(
-            ContentType::ApplicationData,
-            ProtocolVersion::TLSv1_2,
-            payload,
-        ))
-    }
-
-    fn encrypted_payload_len(&self, payload_len: usize) -> usize {
-        payload_len + 1 + TAG_LEN
-    }
-}
-
-impl MessageDecrypter for Tls13Key {
-    fn decrypt<'a>(
-        &mut self,
-        mut msg: InboundOpaqueMessage<'a>,
-        seq: u64,
-    ) -> Result<InboundPlainMessage<'a>, Error> {
-        let len = msg.payload.len();
-        if len < TAG_LEN {
-            return Err(Error::DecryptError);
-        }
-        let aad = make_tls13_aad(len);
-        let nonce = iv_xor_seq(&self.iv, seq);
-        let (text, tag) = msg.payload.split_at_mut(len - TAG_LEN);
-        self.gcm.open(&nonce, &aad, text, tag)?;
-        msg.payload.truncate(len - TAG_LEN);
-        msg.into_tls13_unpadded_message()
-    }
-}
-
 /// The TLS 1.2 AEAD of the ECDHE AES-GCM suites (`key_len` 16 or 32).
 pub struct Tls12Gcm {
     pub key_len: usize,
 }
 
-struct Tls12Key {
-    gcm: Gcm,
-    /// salt || explicit nonce start (encryption), salt || zeros (decryption:
-    /// the explicit part comes with each record).
-    iv: [u8; NONCE_LEN],
-}
-
-fn tls12_key(key: &AeadKey, salt: &[u8], extra: &[u8]) -> Result<Tls12Key, String> {
+fn tls12_key(key: &AeadKey, salt: &[u8], extra: &[u8]) -> Result<Key, String> {
     if salt.len() != 4 || extra.len() > EXPLICIT_NONCE_LEN {
         return Err(format!(
             "TLS 1.2 GCM salt of {} bytes, explicit part of {}",
@@ -420,19 +377,20 @@ fn tls12_key(key: &AeadKey, salt: &[u8], extra: &[u8]) -> Result<Tls12Key, Strin
     let mut iv = [0u8; NONCE_LEN];
     iv[..4].copy_from_slice(salt);
     iv[4..4 + extra.len()].copy_from_slice(extra);
-    Ok(Tls12Key {
+    Ok(Key {
         gcm: Gcm::new(key.as_ref())?,
         iv,
+        version: Version::Tls12,
     })
 }
 
 impl Tls12AeadAlgorithm for Tls12Gcm {
     fn encrypter(&self, key: AeadKey, iv: &[u8], extra: &[u8]) -> Box<dyn MessageEncrypter> {
-        or_broken(tls12_key(&key, iv, extra))
+        Box::new(RecordKey(tls12_key(&key, iv, extra)))
     }
 
     fn decrypter(&self, key: AeadKey, iv: &[u8]) -> Box<dyn MessageDecrypter> {
-        or_broken(tls12_key(&key, iv, &[]))
+        Box::new(RecordKey(tls12_key(&key, iv, &[])))
     }
 
     fn key_block_shape(&self) -> KeyBlockShape {
@@ -459,49 +417,87 @@ impl Tls12AeadAlgorithm for Tls12Gcm {
     }
 }
 
-impl MessageEncrypter for Tls12Key {
-    fn encrypt(
-        &mut self,
+impl Key {
+    /// Bytes a record adds to its plaintext.
+    fn overhead(&self) -> usize {
+        match self.version {
+            Version::Tls13 => 1 + TAG_LEN,
+            Version::Tls12 => EXPLICIT_NONCE_LEN + TAG_LEN,
+        }
+    }
+
+    fn seal(
+        &self,
         msg: OutboundPlainMessage<'_>,
         seq: u64,
     ) -> Result<OutboundOpaqueMessage, Error> {
-        let total = self.encrypted_payload_len(msg.payload.len());
-        let payload =
-            self.gcm
-                .seal_record(&self.iv, seq, &msg, EXPLICIT_NONCE_LEN, &[], total, |len| {
-                    make_tls12_aad(seq, msg.typ, msg.version, len)
-                })?;
-        Ok(OutboundOpaqueMessage::new(msg.typ, msg.version, payload))
+        let total = msg.payload.len() + self.overhead();
+        match self.version {
+            Version::Tls13 => {
+                let typ = msg.typ.to_array();
+                let payload = self
+                    .gcm
+                    .seal_record(&self.iv, seq, &msg, 0, &typ, total, |_| {
+                        make_tls13_aad(total)
+                    })?;
+                Ok(OutboundOpaqueMessage::new(
+                    ContentType::ApplicationData,
+                    ProtocolVersion::TLSv1_2,
+                    payload,
+                ))
+            }
+            Version::Tls12 => {
+                let payload = self.gcm.seal_record(
+                    &self.iv,
+                    seq,
+                    &msg,
+                    EXPLICIT_NONCE_LEN,
+                    &[],
+                    total,
+                    |len| make_tls12_aad(seq, msg.typ, msg.version, len),
+                )?;
+                Ok(OutboundOpaqueMessage::new(msg.typ, msg.version, payload))
+            }
+        }
     }
 
-    fn encrypted_payload_len(&self, payload_len: usize) -> usize {
-        payload_len + EXPLICIT_NONCE_LEN + TAG_LEN
-    }
-}
-
-impl MessageDecrypter for Tls12Key {
-    fn decrypt<'a>(
-        &mut self,
+    fn open<'a>(
+        &self,
         mut msg: InboundOpaqueMessage<'a>,
         seq: u64,
     ) -> Result<InboundPlainMessage<'a>, Error> {
         let len = msg.payload.len();
-        if len < EXPLICIT_NONCE_LEN + TAG_LEN {
-            return Err(Error::DecryptError);
+        match self.version {
+            Version::Tls13 => {
+                if len < TAG_LEN {
+                    return Err(Error::DecryptError);
+                }
+                let aad = make_tls13_aad(len);
+                let nonce = iv_xor_seq(&self.iv, seq);
+                let (text, tag) = msg.payload.split_at_mut(len - TAG_LEN);
+                self.gcm.open(&nonce, &aad, text, tag)?;
+                msg.payload.truncate(len - TAG_LEN);
+                msg.into_tls13_unpadded_message()
+            }
+            Version::Tls12 => {
+                if len < EXPLICIT_NONCE_LEN + TAG_LEN {
+                    return Err(Error::DecryptError);
+                }
+                let text_len = len - EXPLICIT_NONCE_LEN - TAG_LEN;
+                if text_len > MAX_FRAGMENT_LEN {
+                    return Err(Error::PeerSentOversizedRecord);
+                }
+                let mut nonce = self.iv;
+                nonce[4..].copy_from_slice(&msg.payload[..EXPLICIT_NONCE_LEN]);
+                let aad = make_tls12_aad(seq, msg.typ, msg.version, text_len);
+                let (text, tag) = msg.payload[EXPLICIT_NONCE_LEN..].split_at_mut(text_len);
+                self.gcm.open(&nonce, &aad, text, tag)?;
+                // The plaintext without the explicit nonce in front.
+                msg.payload
+                    .copy_within(EXPLICIT_NONCE_LEN..EXPLICIT_NONCE_LEN + text_len, 0);
+                msg.payload.truncate(text_len);
+                Ok(msg.into_plain_message())
+            }
         }
-        let text_len = len - EXPLICIT_NONCE_LEN - TAG_LEN;
-        if text_len > MAX_FRAGMENT_LEN {
-            return Err(Error::PeerSentOversizedRecord);
-        }
-        let mut nonce = self.iv;
-        nonce[4..].copy_from_slice(&msg.payload[..EXPLICIT_NONCE_LEN]);
-        let aad = make_tls12_aad(seq, msg.typ, msg.version, text_len);
-        let (text, tag) = msg.payload[EXPLICIT_NONCE_LEN..].split_at_mut(text_len);
-        self.gcm.open(&nonce, &aad, text, tag)?;
-        // The plaintext without the explicit nonce in front.
-        msg.payload
-            .copy_within(EXPLICIT_NONCE_LEN..EXPLICIT_NONCE_LEN + text_len, 0);
-        msg.payload.truncate(text_len);
-        Ok(msg.into_plain_message())
     }
 }
