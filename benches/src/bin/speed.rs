@@ -13,7 +13,7 @@ const USAGE: &str = "\
 usage: speed [options] [suite...]
 
   suite...                 only suites whose name contains one of these
-                           (aes, ghash, gcm; e.g. `cargo xtask speed -- gcm`)
+                           (aes, ghash, gcm, adiantum; e.g. `cargo xtask speed -- gcm`)
   --time-ms N              milliseconds per measurement (default 150, best of 3 runs)
   --no-openssl             skip the OpenSSL rows
   --rustcrypto-soft PATH   merge the rows of PATH, the same binary built with

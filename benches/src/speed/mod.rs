@@ -2,7 +2,7 @@
 //! and renderer, OpenSSL's `speed` as an outside reference, and one
 //! module per crate measured.
 //!
-//! Adding a crate's measurements (e.g. adiantum): write
+//! Adding a crate's measurements: write
 //! `benches/src/speed/<name>.rs` with `pub fn run(ctx: &mut Ctx)` (see
 //! `aes.rs`: declare a table, add rows with [`Ctx::row`], use
 //! [`Ctx::measure`] and [`Ctx::openssl`]), then add its name to the
@@ -22,7 +22,7 @@ macro_rules! suites {
 }
 
 // One name per measured crate, in print order.
-suites!(aes, ghash, gcm);
+suites!(aes, ghash, gcm, adiantum);
 
 pub mod svg;
 
