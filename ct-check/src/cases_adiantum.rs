@@ -6,7 +6,7 @@
 //! Secret: the key, the tweak bytes and the message. Public: lengths, the
 //! backend, the resulting ciphertext/plaintext (declassified to compare).
 
-use crate::{Case, Rng, Uncovered, checkable, same, valgrind};
+use crate::{Case, Rng, Uncovered, same, valgrind};
 use adiantum_ct::{
     Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HashVariant, Hbsh,
     StreamVariant,
@@ -74,34 +74,19 @@ fn run<S: StreamVariant, H: HashVariant>(
 }
 
 pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
-    for &b in Backend::ALL {
-        if !checkable("adiantum-ct", b.name(), b.is_available(), skipped) {
-            continue;
-        }
-        out.push(Case::on_backend(
-            "adiantum-ct",
-            b.name(),
-            "adiantum-xchacha12",
-            move || {
-                run("adiantum-xchacha12", |k| {
-                    Adiantum::new_with_backend(k.into(), b).expect("available")
-                })
-            },
-        ));
-        out.push(Case::on_backend(
-            "adiantum-ct",
-            b.name(),
-            "adiantum-xchacha20+8",
-            move || {
-                run("adiantum-xchacha20", |k| {
-                    AdiantumXChaCha20::new_with_backend(k.into(), b).expect("available")
-                })?;
-                run("adiantum-xchacha8", |k| {
-                    AdiantumXChaCha8::new_with_backend(k.into(), b).expect("available")
-                })
-            },
-        ));
-    }
+    per_backend!(out, skipped, "adiantum-ct", Backend::ALL, |b| {
+        "adiantum-xchacha12" => run("adiantum-xchacha12", |k| {
+            Adiantum::new_with_backend(k.into(), b).expect("available")
+        }),
+        "adiantum-xchacha20+8" => run("adiantum-xchacha20", |k| {
+            AdiantumXChaCha20::new_with_backend(k.into(), b).expect("available")
+        })
+        .and_then(|()| {
+            run("adiantum-xchacha8", |k| {
+                AdiantumXChaCha8::new_with_backend(k.into(), b).expect("available")
+            })
+        }),
+    });
     out.push(Case {
         name: "adiantum-ct/-/hpolyc".into(),
         krate: "adiantum-ct",

@@ -11,7 +11,7 @@
 //! innermost (inlined) frame is `decrypt_inout_detached` itself, not its
 //! callees.
 
-use crate::{Case, Rng, Uncovered, checkable, same, valgrind};
+use crate::{Case, Rng, Uncovered, same, valgrind};
 use aes_gcm_ct::{
     AeadInOut, AesGcm, Backend, Nonce, Tag,
     aead::{KeyInit, inout::InOutBuf},
@@ -111,24 +111,16 @@ fn valgrind_public(mut v: Vec<u8>) -> Vec<u8> {
 pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
     // Every path, through `new_with_backend` (the aes-ct backend is the
     // detected one).
-    for &b in Backend::ALL {
-        if !checkable("aes-gcm-ct", b.name(), b.is_available(), skipped) {
-            continue;
-        }
-        out.push(Case::on_backend(
-            "aes-gcm-ct",
-            b.name(),
-            "aes128+256-gcm",
-            move || {
-                run::<aes_ct::Aes128, U12>(&format!("gcm/{b}/128"), 16, |k| {
-                    AesGcm::new_with_backend(k.try_into().expect("16"), b).expect("available")
-                })?;
-                run::<aes_ct::Aes256, U12>(&format!("gcm/{b}/256"), 32, |k| {
-                    AesGcm::new_with_backend(k.try_into().expect("32"), b).expect("available")
-                })
-            },
-        ));
-    }
+    per_backend!(out, skipped, "aes-gcm-ct", Backend::ALL, |b| {
+        "aes128+256-gcm" => run::<aes_ct::Aes128, U12>(&format!("gcm/{b}/128"), 16, |k| {
+            AesGcm::new_with_backend(k.try_into().expect("16"), b).expect("available")
+        })
+        .and_then(|()| {
+            run::<aes_ct::Aes256, U12>(&format!("gcm/{b}/256"), 32, |k| {
+                AesGcm::new_with_backend(k.try_into().expect("32"), b).expect("available")
+            })
+        }),
+    });
     // The generic path over every aes-ct backend (GHASH: detected).
     for ab in aes_ct::Backend::available() {
         if aes_ct_skip(ab.name()) {

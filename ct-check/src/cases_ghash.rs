@@ -6,7 +6,7 @@
 //! Secret: H, the data and the accumulator. Public: the backend, lengths
 //! and the final tag (declassified before comparing).
 
-use crate::{Case, Rng, Uncovered, checkable, same, valgrind};
+use crate::{Case, Rng, Uncovered, same, valgrind};
 use ghash_ct::{
     Backend, GHash, GHashKey, GHashState, Polyval, PolyvalKey, PolyvalState,
     universal_hash::UniversalHash,
@@ -79,20 +79,7 @@ fn run(b: Backend, len: usize) -> Result<(), String> {
 }
 
 pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
-    for &b in Backend::ALL {
-        if !checkable("ghash-ct", b.name(), b.is_available(), skipped) {
-            continue;
-        }
-        out.push(Case::on_backend(
-            "ghash-ct",
-            b.name(),
-            "ghash+polyval",
-            move || {
-                for &len in LENGTHS {
-                    run(b, len)?;
-                }
-                Ok(())
-            },
-        ));
-    }
+    per_backend!(out, skipped, "ghash-ct", Backend::ALL, |b| {
+        "ghash+polyval" => LENGTHS.iter().try_for_each(|&len| run(b, len)),
+    });
 }

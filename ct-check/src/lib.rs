@@ -27,6 +27,22 @@ pub mod toys;
 pub mod trace;
 pub mod valgrind;
 
+/// The cases of every backend in `$backends` this run can check (the
+/// others go to `$skipped`, through [`checkable`]): for each backend `$b`,
+/// one [`Case::on_backend`] per `what => run` line, `run` an expression
+/// that may use `$b`.
+macro_rules! per_backend {
+    ($out:ident, $skipped:ident, $krate:literal, $backends:expr,
+     |$b:ident| { $($what:literal => $run:expr),+ $(,)? }) => {
+        for &$b in $backends {
+            if !$crate::checkable($krate, $b.name(), $b.is_available(), $skipped) {
+                continue;
+            }
+            $($out.push($crate::Case::on_backend($krate, $b.name(), $what, move || $run));)+
+        }
+    };
+}
+
 mod cases_adiantum;
 mod cases_aes;
 mod cases_gcm;

@@ -89,6 +89,14 @@ impl std::fmt::Debug for Workload {
     }
 }
 
+/// `N` bytes from `rng` (a key, say), opaque to the optimizer (outside
+/// the window, so the traced code cannot be specialised on them).
+fn secret<const N: usize>(rng: &mut Rng) -> [u8; N] {
+    let mut s = [0u8; N];
+    rng.fill(&mut s);
+    black_box(s)
+}
+
 fn push(out: &mut Vec<Workload>, name: String, run: impl Fn(&mut Rng) -> u64 + 'static) {
     out.push(Workload {
         name,
@@ -114,9 +122,7 @@ fn toy_workloads(out: &mut Vec<Workload>) {
         name: format!("toy/{name}"),
         expect,
         run: Box::new(move |rng: &mut Rng| {
-            let mut s = [0u8; 32];
-            rng.fill(&mut s);
-            let s = black_box(s);
+            let s: [u8; 32] = secret(rng);
             window(|| f(&s))
         }),
     };
@@ -271,7 +277,7 @@ mod aes {
 }
 
 mod ghash {
-    use super::{black_box, digest, push, window};
+    use super::{black_box, digest, push, secret, window};
     use crate::trace::Workload;
     use ghash_ct::{Backend, GHashKey, GHashState, PolyvalKey, PolyvalState};
 
@@ -282,9 +288,7 @@ mod ghash {
     pub(super) fn workloads(out: &mut Vec<Workload>) {
         for b in Backend::available() {
             push(out, format!("ghash-ct/{b}/key setup+drop"), move |rng| {
-                let mut h = [0u8; 16];
-                rng.fill(&mut h);
-                let h = black_box(h);
+                let h: [u8; 16] = secret(rng);
                 let mut t = [0u8; 16];
                 window(|| {
                     let k = GHashKey::new_with_backend(&h.into(), b).expect("available");
@@ -296,8 +300,7 @@ mod ghash {
             });
             for &len in LENGTHS {
                 push(out, format!("ghash-ct/{b}/ghash {len} B"), move |rng| {
-                    let mut h = [0u8; 16];
-                    rng.fill(&mut h);
+                    let h: [u8; 16] = secret(rng);
                     let k = GHashKey::new_with_backend(&h.into(), b).expect("available");
                     let data = black_box(rng.bytes(len));
                     let mut st = GHashState::new();
@@ -311,8 +314,7 @@ mod ghash {
                 });
             }
             push(out, format!("ghash-ct/{b}/polyval 257 B"), move |rng| {
-                let mut h = [0u8; 16];
-                rng.fill(&mut h);
+                let h: [u8; 16] = secret(rng);
                 let k = PolyvalKey::new_with_backend(&h.into(), b).expect("available");
                 let data = black_box(rng.bytes(257));
                 let t = window(|| {
@@ -444,7 +446,7 @@ mod gcm {
 }
 
 mod adiantum {
-    use super::{black_box, digest, push, window};
+    use super::{black_box, digest, push, secret, window};
     use crate::trace::Workload;
     use adiantum_ct::{Adiantum, Backend, HPolyC};
     use cipher::KeyInit;
@@ -460,8 +462,7 @@ mod adiantum {
                         out,
                         format!("adiantum-ct/{b}/adiantum-xchacha12 {op} {len} B"),
                         move |rng| {
-                            let mut key = [0u8; 32];
-                            rng.fill(&mut key);
+                            let key: [u8; 32] = secret(rng);
                             let c = Adiantum::new_with_backend(&key.into(), b).expect("available");
                             let tweak = black_box(rng.bytes(32));
                             let mut buf = black_box(rng.bytes(len));
@@ -482,9 +483,7 @@ mod adiantum {
                 out,
                 format!("adiantum-ct/{b}/adiantum key setup+drop"),
                 move |rng| {
-                    let mut key = [0u8; 32];
-                    rng.fill(&mut key);
-                    let key = black_box(key);
+                    let key: [u8; 32] = secret(rng);
                     let mut buf = [0u8; 32];
                     window(|| {
                         let c = Adiantum::new_with_backend(&key.into(), b).expect("available");
@@ -499,8 +498,7 @@ mod adiantum {
                 out,
                 format!("adiantum-ct/-/hpolyc-xchacha12 encrypt {len} B"),
                 move |rng| {
-                    let mut key = [0u8; 32];
-                    rng.fill(&mut key);
+                    let key: [u8; 32] = secret(rng);
                     let c = HPolyC::new(&key.into());
                     let tweak = black_box(rng.bytes(32));
                     let mut buf = black_box(rng.bytes(len));

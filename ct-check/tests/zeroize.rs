@@ -575,30 +575,48 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
         checked += 1;
     };
 
+    // One key type on one backend: `make` builds the key (its needles,
+    // then setup + drop), `use` runs with `$c` bound to `$user` (by
+    // default a key from `make`).
+    macro_rules! key_case {
+        ($what:expr, || $make:expr, |$c:ident| $use:block) => {
+            key_case!($what, || $make, $c = $make, $use)
+        };
+        ($what:expr, || $make:expr, $c:ident = $user:expr, $use:block) => {{
+            let needles = needles_of(|| $make);
+            let $c = $user;
+            check(
+                $what,
+                needles,
+                &|n| {
+                    {
+                        let c = $make;
+                        core::hint::black_box(&c);
+                    }
+                    found_below(n)
+                },
+                &|n| {
+                    $use
+                    found_below(n)
+                },
+            );
+        }};
+    }
+
     macro_rules! aes {
         ($t:ty, $n:expr) => {
             for b in aes_ct::Backend::available() {
                 let k = key($n, 13);
                 let k: &aes_ct::cipher::Key<$t> = k.as_slice().try_into().unwrap();
-                let needles = needles_of(|| <$t>::new_with_backend(k, b).unwrap());
-                let c = <$t>::new_with_backend(k, b).unwrap();
-                check(
+                key_case!(
                     format!("{} on {b}", stringify!($t)),
-                    needles,
-                    &|n| {
-                        {
-                            let c = <$t>::new_with_backend(k, b).unwrap();
-                            core::hint::black_box(&c);
-                        }
-                        found_below(n)
-                    },
-                    &|n| {
+                    || <$t>::new_with_backend(k, b).unwrap(),
+                    |c| {
                         let mut blocks = [Array::<u8, _>::default(); 64];
                         c.encrypt_blocks(&mut blocks);
                         c.decrypt_blocks(&mut blocks);
                         core::hint::black_box(&blocks);
-                        found_below(n)
-                    },
+                    }
                 );
             }
         };
@@ -608,24 +626,15 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
 
     for b in ghash_ct::Backend::available() {
         let h: [u8; 16] = key(16, 17).try_into().unwrap();
-        let needles = needles_of(|| ghash_ct::GHash::new_with_backend(&h.into(), b).unwrap());
-        let g = ghash_ct::GHashKey::new_with_backend(&h.into(), b).unwrap();
-        check(
+        key_case!(
             format!("GHash on {b}"),
-            needles,
-            &|n| {
-                {
-                    let g = ghash_ct::GHash::new_with_backend(&h.into(), b).unwrap();
-                    core::hint::black_box(&g);
-                }
-                found_below(n)
-            },
-            &|n| {
+            || ghash_ct::GHash::new_with_backend(&h.into(), b).unwrap(),
+            g = ghash_ct::GHashKey::new_with_backend(&h.into(), b).unwrap(),
+            {
                 let mut s = ghash_ct::GHashState::new();
                 g.update_padded(&mut s, &[0x5a; 1029]);
                 core::hint::black_box(&s);
-                found_below(n)
-            },
+            }
         );
     }
 
@@ -634,19 +643,10 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
             for b in aes_gcm_ct::Backend::available() {
                 let k = key($n, 19);
                 let k: &aes_gcm_ct::Key<$t> = k.as_slice().try_into().unwrap();
-                let needles = needles_of(|| <$t>::new_with_backend(k, b).unwrap());
-                let g = <$t>::new_with_backend(k, b).unwrap();
-                check(
+                key_case!(
                     format!("{} on {b}", stringify!($t)),
-                    needles,
-                    &|n| {
-                        {
-                            let g = <$t>::new_with_backend(k, b).unwrap();
-                            core::hint::black_box(&g);
-                        }
-                        found_below(n)
-                    },
-                    &|n| {
+                    || <$t>::new_with_backend(k, b).unwrap(),
+                    |g| {
                         let mut buf = [0x3cu8; 1029];
                         let tag = g.encrypt_inout_detached(
                             &[7u8; 12].into(),
@@ -654,8 +654,7 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
                             buf.as_mut_slice().into(),
                         );
                         core::hint::black_box((&buf, &tag));
-                        found_below(n)
-                    },
+                    }
                 );
             }
         };
@@ -665,24 +664,14 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
 
     for b in adiantum_ct::Backend::available() {
         let k: [u8; 32] = key(32, 23).try_into().unwrap();
-        let needles = needles_of(|| adiantum_ct::Adiantum::new_with_backend(&k.into(), b).unwrap());
-        let a = adiantum_ct::Adiantum::new_with_backend(&k.into(), b).unwrap();
-        check(
+        key_case!(
             format!("Adiantum on NH {b}"),
-            needles,
-            &|n| {
-                {
-                    let a = adiantum_ct::Adiantum::new_with_backend(&k.into(), b).unwrap();
-                    core::hint::black_box(&a);
-                }
-                found_below(n)
-            },
-            &|n| {
+            || adiantum_ct::Adiantum::new_with_backend(&k.into(), b).unwrap(),
+            |a| {
                 let mut sector = [0x11u8; 512];
                 a.encrypt(&[0u8; 32], &mut sector).unwrap();
                 core::hint::black_box(&sector);
-                found_below(n)
-            },
+            }
         );
     }
     assert!(checked >= 5);

@@ -152,33 +152,16 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    fn names<B: std::fmt::Display>(backends: impl Iterator<Item = B>) -> Vec<String> {
+        backends.map(|b| b.to_string()).collect()
+    }
     // What this CPU (as qemu presents it) runs: the driver checks that a
     // configuration tests the backends it claims to.
     let offered: [(&str, Vec<String>); 4] = [
-        (
-            "aes-ct",
-            aes_ct::Backend::available()
-                .map(|b| b.to_string())
-                .collect(),
-        ),
-        (
-            "ghash-ct",
-            ghash_ct::Backend::available()
-                .map(|b| b.to_string())
-                .collect(),
-        ),
-        (
-            "aes-gcm-ct",
-            aes_gcm_ct::Backend::available()
-                .map(|b| b.to_string())
-                .collect(),
-        ),
-        (
-            "adiantum-ct",
-            adiantum_ct::Backend::available()
-                .map(|b| b.to_string())
-                .collect(),
-        ),
+        ("aes-ct", names(aes_ct::Backend::available())),
+        ("ghash-ct", names(ghash_ct::Backend::available())),
+        ("aes-gcm-ct", names(aes_gcm_ct::Backend::available())),
+        ("adiantum-ct", names(adiantum_ct::Backend::available())),
     ];
     for (krate, names) in &offered {
         let _ = writeln!(out, "B\t{krate}\t{}", names.join(","));
