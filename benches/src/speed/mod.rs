@@ -747,14 +747,24 @@ mod tests {
         vec![("16".to_owned(), v)]
     }
 
-    #[test]
-    fn declared_ratios_replace_the_default_lines_and_see_merged_rows() {
+    /// A context with table "T" holding these rows (one "16" cell each).
+    fn table_of(rows: &[(Role, &str, f64)]) -> Ctx {
         let mut ctx = Ctx::new(Options::default());
         ctx.table("T", "caption", COLS);
-        ctx.row("T", Role::Ours, "ours a", cells(300.0));
-        ctx.row("T", Role::Ours, "ours b", cells(50.0));
-        ctx.row("T", Role::Reference, "ref", cells(100.0));
-        ctx.row("T", Role::Other, "other", cells(200.0));
+        for &(role, name, v) in rows {
+            ctx.row("T", role, name, cells(v));
+        }
+        ctx
+    }
+
+    #[test]
+    fn declared_ratios_replace_the_default_lines_and_see_merged_rows() {
+        let mut ctx = table_of(&[
+            (Role::Ours, "ours a", 300.0),
+            (Role::Ours, "ours b", 50.0),
+            (Role::Reference, "ref", 100.0),
+            (Role::Other, "other", 200.0),
+        ]);
         ctx.ratio("T", "ours a", "other");
         ctx.ratio("T", "soft row", "soft ref");
         ctx.ratio("T", "ours b", "missing");
@@ -783,11 +793,11 @@ mod tests {
 
     #[test]
     fn default_ratios_are_every_ours_row_against_every_reference() {
-        let mut ctx = Ctx::new(Options::default());
-        ctx.table("T", "caption", COLS);
-        ctx.row("T", Role::Ours, "ours", cells(300.0));
-        ctx.row("T", Role::Reference, "ref", cells(100.0));
-        ctx.row("T", Role::Other, "other", cells(200.0));
+        let ctx = table_of(&[
+            (Role::Ours, "ours", 300.0),
+            (Role::Reference, "ref", 100.0),
+            (Role::Other, "other", 200.0),
+        ]);
         let out = ctx.render();
         assert!(out.contains("ours vs ref"), "{out}");
         assert!(out.contains("3.00x"), "{out}");
