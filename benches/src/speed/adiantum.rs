@@ -56,15 +56,17 @@ fn cells(ctx: &Ctx, mut encrypt: impl FnMut(&mut [u8])) -> Vec<(String, f64)> {
     out
 }
 
-/// adiantum-ct's row of one cipher type.
+/// adiantum-ct's row of one cipher value, or one row per listed cipher
+/// type (on the automatic backend).
 macro_rules! ours {
     ($ctx:ident, $c:expr, $name:expr) => {{
         let c = $c;
-        let cells = cells($ctx, |b| {
-            keep(c.encrypt(&TWEAK, b).expect("message length"))
-        });
+        let cells = cells($ctx, |b| keep(c.encrypt(&TWEAK, b).expect("message length")));
         $ctx.row(TITLE, Role::Ours, &$name, cells);
     }};
+    ($ctx:ident; $($t:ty => $name:literal),+ $(,)?) => {
+        $(ours!($ctx, <$t>::new(&KEY.into()), concat!("adiantum-ct ", $name));)+
+    };
 }
 
 /// A part's row: `f` handles `bytes` per call.
@@ -95,30 +97,12 @@ pub fn run(ctx: &mut Ctx) {
                 format!("adiantum-ct Adiantum XChaCha12 {}", b.name())
             );
         }
-        ours!(
-            ctx,
-            AdiantumXChaCha20::new(&KEY.into()),
-            "adiantum-ct Adiantum XChaCha20"
-        );
-        ours!(
-            ctx,
-            AdiantumXChaCha8::new(&KEY.into()),
-            "adiantum-ct Adiantum XChaCha8"
-        );
-        ours!(
-            ctx,
-            HPolyC::new(&KEY.into()),
-            "adiantum-ct HPolyC XChaCha12"
-        );
-        ours!(
-            ctx,
-            HPolyCXChaCha20::new(&KEY.into()),
-            "adiantum-ct HPolyC XChaCha20"
-        );
-        ours!(
-            ctx,
-            HPolyCXChaCha8::new(&KEY.into()),
-            "adiantum-ct HPolyC XChaCha8"
+        ours!(ctx;
+            AdiantumXChaCha20 => "Adiantum XChaCha20",
+            AdiantumXChaCha8 => "Adiantum XChaCha8",
+            HPolyC => "HPolyC XChaCha12",
+            HPolyCXChaCha20 => "HPolyC XChaCha20",
+            HPolyCXChaCha8 => "HPolyC XChaCha8",
         );
         ctx.note(
             "Adiantum XChaCha20/XChaCha8 and HPolyC rows are compared with the XChaCha12 \
