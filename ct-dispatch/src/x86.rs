@@ -49,53 +49,57 @@ use core::sync::atomic::{AtomicU32, Ordering};
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Features(u32);
 
+/// The features: for each, its flag constant (documented), bit and
+/// `target_feature` name. Generates the constants, [`Features::NAMED`] and
+/// [`Features::COMPILED`] from the one list.
+macro_rules! features {
+    ($($(#[$m:meta])* $name:ident = $bit:literal, $tf:tt;)+) => {
+        impl Features {
+            $($(#[$m])* pub const $name: Self = Self(1 << $bit);)+
+
+            /// Every feature with its `target_feature` name, in bit order.
+            pub const NAMED: &'static [(&'static str, Features)] = &[$(($tf, Self::$name)),+];
+
+            /// The features this build enables at compile time.
+            pub const COMPILED: Self =
+                Self(0 $(| if cfg!(target_feature = $tf) { 1 << $bit } else { 0 })+);
+        }
+    };
+}
+
+features! {
+    /// SSE2.
+    SSE2 = 0, "sse2";
+    /// SSSE3.
+    SSSE3 = 1, "ssse3";
+    /// SSE4.1.
+    SSE41 = 2, "sse4.1";
+    /// PCLMULQDQ (128-bit carry-less multiply).
+    PCLMULQDQ = 3, "pclmulqdq";
+    /// AES-NI (128-bit AES rounds).
+    AES = 4, "aes";
+    /// AVX (CPU and OS ymm state).
+    AVX = 5, "avx";
+    /// AVX2 (CPU and OS ymm state).
+    AVX2 = 6, "avx2";
+    /// VAES on ymm (CPU and OS ymm state); on zmm with [`Self::AVX512F`].
+    VAES = 7, "vaes";
+    /// VPCLMULQDQ on ymm (CPU and OS ymm state); on zmm with
+    /// [`Self::AVX512F`].
+    VPCLMULQDQ = 8, "vpclmulqdq";
+    /// AVX-512 Foundation (CPU and OS zmm and opmask state).
+    AVX512F = 9, "avx512f";
+    /// AVX-512 Byte and Word (CPU and OS zmm and opmask state).
+    AVX512BW = 10, "avx512bw";
+    /// AVX-512 Vector Length (CPU and OS zmm and opmask state).
+    AVX512VL = 11, "avx512vl";
+    /// AVX-512 Doubleword and Quadword (CPU and OS zmm and opmask state).
+    AVX512DQ = 12, "avx512dq";
+}
+
 impl Features {
     /// No feature.
     pub const EMPTY: Self = Self(0);
-    /// SSE2.
-    pub const SSE2: Self = Self(1 << 0);
-    /// SSSE3.
-    pub const SSSE3: Self = Self(1 << 1);
-    /// SSE4.1.
-    pub const SSE41: Self = Self(1 << 2);
-    /// PCLMULQDQ (128-bit carry-less multiply).
-    pub const PCLMULQDQ: Self = Self(1 << 3);
-    /// AES-NI (128-bit AES rounds).
-    pub const AES: Self = Self(1 << 4);
-    /// AVX (CPU and OS ymm state).
-    pub const AVX: Self = Self(1 << 5);
-    /// AVX2 (CPU and OS ymm state).
-    pub const AVX2: Self = Self(1 << 6);
-    /// VAES on ymm (CPU and OS ymm state); on zmm with [`Self::AVX512F`].
-    pub const VAES: Self = Self(1 << 7);
-    /// VPCLMULQDQ on ymm (CPU and OS ymm state); on zmm with
-    /// [`Self::AVX512F`].
-    pub const VPCLMULQDQ: Self = Self(1 << 8);
-    /// AVX-512 Foundation (CPU and OS zmm and opmask state).
-    pub const AVX512F: Self = Self(1 << 9);
-    /// AVX-512 Byte and Word (CPU and OS zmm and opmask state).
-    pub const AVX512BW: Self = Self(1 << 10);
-    /// AVX-512 Vector Length (CPU and OS zmm and opmask state).
-    pub const AVX512VL: Self = Self(1 << 11);
-    /// AVX-512 Doubleword and Quadword (CPU and OS zmm and opmask state).
-    pub const AVX512DQ: Self = Self(1 << 12);
-
-    /// Every feature with its `target_feature` name, in bit order.
-    pub const NAMED: &'static [(&'static str, Features)] = &[
-        ("sse2", Self::SSE2),
-        ("ssse3", Self::SSSE3),
-        ("sse4.1", Self::SSE41),
-        ("pclmulqdq", Self::PCLMULQDQ),
-        ("aes", Self::AES),
-        ("avx", Self::AVX),
-        ("avx2", Self::AVX2),
-        ("vaes", Self::VAES),
-        ("vpclmulqdq", Self::VPCLMULQDQ),
-        ("avx512f", Self::AVX512F),
-        ("avx512bw", Self::AVX512BW),
-        ("avx512vl", Self::AVX512VL),
-        ("avx512dq", Self::AVX512DQ),
-    ];
 
     /// The flag of a `target_feature` name in [`Self::NAMED`]; panics (a
     /// compile error in a constant) on any other name.
@@ -118,23 +122,6 @@ impl Features {
         }
         panic!("not an x86 feature name of x86::Features::NAMED")
     }
-
-    /// The features this build enables at compile time.
-    pub const COMPILED: Self = {
-        let mut f = Self::EMPTY;
-        macro_rules! on {
-            ($($name:tt => $flag:ident),* $(,)?) => {
-                $( if cfg!(target_feature = $name) { f = f.union(Self::$flag); } )*
-            };
-        }
-        on! {
-            "sse2" => SSE2, "ssse3" => SSSE3, "sse4.1" => SSE41,
-            "pclmulqdq" => PCLMULQDQ, "aes" => AES, "avx" => AVX, "avx2" => AVX2,
-            "vaes" => VAES, "vpclmulqdq" => VPCLMULQDQ, "avx512f" => AVX512F,
-            "avx512bw" => AVX512BW, "avx512vl" => AVX512VL, "avx512dq" => AVX512DQ,
-        }
-        f
-    };
 
     /// Both sets together.
     #[must_use]
