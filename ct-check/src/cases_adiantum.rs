@@ -87,10 +87,10 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
             })
         }),
     });
-    out.push(Case {
-        name: "adiantum-ct/-/hpolyc".into(),
-        krate: "adiantum-ct",
-        backend: "hpolyc (no NH)".into(),
-        run: Box::new(|| run("hpolyc", |k| HPolyC::new(k.into()))),
-    });
+    out.push(Case::new(
+        "adiantum-ct/-/hpolyc",
+        "adiantum-ct",
+        "hpolyc (no NH)",
+        || run("hpolyc", |k| HPolyC::new(k.into())),
+    ));
 }

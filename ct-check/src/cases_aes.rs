@@ -130,15 +130,15 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
         }
     }
     // The automatic path (`KeyInit::new`, detected backend) once.
-    out.push(Case {
-        name: "aes-ct/detected/aes128-keyinit".into(),
-        krate: "aes-ct",
-        backend: "detected".into(),
-        run: Box::new(|| {
+    out.push(Case::new(
+        "aes-ct/detected/aes128-keyinit",
+        "aes-ct",
+        "detected",
+        || {
             let key = [0x2bu8; 16];
             run("aes-ct/detected", &key, 9, |k| {
                 Aes128::new(k.try_into().expect("len"))
             })
-        }),
-    });
+        },
+    ));
 }

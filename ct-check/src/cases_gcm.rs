@@ -126,25 +126,25 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
         if aes_ct_skip(ab.name()) {
             continue;
         }
-        out.push(Case {
-            name: format!("aes-gcm-ct/generic+aes-{}/aes128-gcm", ab.name()),
-            krate: "aes-gcm-ct",
-            backend: format!("generic over aes-ct {}", ab.name()),
-            run: Box::new(move || {
+        out.push(Case::new(
+            format!("aes-gcm-ct/generic+aes-{}/aes128-gcm", ab.name()),
+            "aes-gcm-ct",
+            format!("generic over aes-ct {}", ab.name()),
+            move || {
                 run::<aes_ct::Aes128, U12>(&format!("gcm/generic/aes-{ab}"), 16, |k| {
                     let c = aes_ct::Aes128::new_with_backend(k.try_into().expect("16"), ab)
                         .expect("available");
                     AesGcm::with_ghash_backend(c, ghash_ct::Backend::detected()).expect("available")
                 })
-            }),
-        });
+            },
+        ));
     }
     // Portable all the way down, and a 128-bit nonce (J0 through GHASH).
-    out.push(Case {
-        name: "aes-gcm-ct/generic+soft+soft64/aes128-gcm".into(),
-        krate: "aes-gcm-ct",
-        backend: "generic (aes-ct soft + ghash-ct portable)".into(),
-        run: Box::new(|| {
+    out.push(Case::new(
+        "aes-gcm-ct/generic+soft+soft64/aes128-gcm",
+        "aes-gcm-ct",
+        "generic (aes-ct soft + ghash-ct portable)",
+        || {
             run::<aes_ct::Aes128, U12>("gcm/generic/soft", 16, |k| {
                 let c = aes_ct::Aes128::new_with_backend(
                     k.try_into().expect("16"),
@@ -153,18 +153,18 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
                 .expect("available");
                 AesGcm::with_ghash_backend(c, ghash_ct::Backend::PORTABLE).expect("available")
             })
-        }),
-    });
-    out.push(Case {
-        name: "aes-gcm-ct/detected/aes256-gcm-nonce16".into(),
-        krate: "aes-gcm-ct",
-        backend: "detected path with a 128-bit nonce".into(),
-        run: Box::new(|| {
+        },
+    ));
+    out.push(Case::new(
+        "aes-gcm-ct/detected/aes256-gcm-nonce16",
+        "aes-gcm-ct",
+        "detected path with a 128-bit nonce",
+        || {
             run::<aes_ct::Aes256, U16>("gcm/nonce16", 32, |k| {
                 AesGcm::<aes_ct::Aes256, U16>::new(k.try_into().expect("32"))
             })
-        }),
-    });
+        },
+    ));
     secret_nonce_case(out);
 }
 
@@ -233,12 +233,12 @@ fn run_secret_nonce() -> Result<(), String> {
 fn secret_nonce_case(out: &mut Vec<Case>) {
     let b = Backend::AesniClmul;
     if b.is_available() && crate::valgrind_cannot("aes-gcm-ct", b.name()).is_none() {
-        out.push(Case {
-            name: "aes-gcm-ct/aesni-clmul/aes128-gcm-secret-nonce16".into(),
-            krate: "aes-gcm-ct",
-            backend: "aesni-clmul with a secret 128-bit nonce".into(),
-            run: Box::new(run_secret_nonce),
-        });
+        out.push(Case::new(
+            "aes-gcm-ct/aesni-clmul/aes128-gcm-secret-nonce16",
+            "aes-gcm-ct",
+            "aesni-clmul with a secret 128-bit nonce",
+            run_secret_nonce,
+        ));
     }
 }
 

@@ -62,6 +62,21 @@ pub struct Case {
 }
 
 impl Case {
+    /// The case `name` of `krate`, on `backend` (a description).
+    pub fn new(
+        name: impl Into<String>,
+        krate: &'static str,
+        backend: impl Into<String>,
+        run: impl Fn() -> Result<(), String> + 'static,
+    ) -> Self {
+        Case {
+            name: name.into(),
+            krate,
+            backend: backend.into(),
+            run: Box::new(run),
+        }
+    }
+
     /// The case `what` on `krate`'s backend `backend`, named
     /// `krate/backend/what`.
     pub fn on_backend(
@@ -70,12 +85,7 @@ impl Case {
         what: &str,
         run: impl Fn() -> Result<(), String> + 'static,
     ) -> Self {
-        Case {
-            name: format!("{krate}/{backend}/{what}"),
-            krate,
-            backend: backend.into(),
-            run: Box::new(run),
-        }
+        Case::new(format!("{krate}/{backend}/{what}"), krate, backend, run)
     }
 }
 
