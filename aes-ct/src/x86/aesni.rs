@@ -22,8 +22,7 @@ use crate::{
     schedule::{KeyOps, Schedule},
 };
 use cipher::{
-    Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
-    BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
+    BlockCipherDecClosure, BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
     consts::{U8, U16},
     inout::{InOut, InOutBuf},
 };
@@ -185,26 +184,28 @@ impl<const NR: usize> Rk<NR> {
     }
 }
 
-#[target_feature(enable = "aes,sse2")]
-fn with_enc<const NR: usize>(
-    t: AesNi,
-    k: &[[u8; 16]; 15],
-    f: impl BlockCipherEncClosure<BlockSize = U16>,
-) {
-    let mut rk = Rk::<NR>::load(t, k);
-    f.call(&rk);
-    rk.wipe();
+/// The closure calls of the AES-NI and VAES key forms: `$rk::load` puts
+/// the round keys in registers, the closure runs inside a function
+/// compiled with `$features`, `$rk::wipe` overwrites the stack copy.
+macro_rules! with_keys {
+    ($($name:ident: $rk:ident, $closure:ident, $features:literal;)*) => {$(
+        #[target_feature(enable = $features)]
+        fn $name<const NR: usize>(
+            t: $crate::x86::aesni::AesNi,
+            k: &[[u8; 16]; 15],
+            f: impl cipher::$closure<BlockSize = cipher::consts::U16>,
+        ) {
+            let mut rk = $rk::<NR>::load(t, k);
+            f.call(&rk);
+            rk.wipe();
+        }
+    )*};
 }
+pub(super) use with_keys;
 
-#[target_feature(enable = "aes,sse2")]
-fn with_dec<const NR: usize>(
-    t: AesNi,
-    k: &[[u8; 16]; 15],
-    f: impl BlockCipherDecClosure<BlockSize = U16>,
-) {
-    let mut rk = Rk::<NR>::load(t, k);
-    f.call(&rk);
-    rk.wipe();
+with_keys! {
+    with_enc: Rk, BlockCipherEncClosure, "aes,sse2";
+    with_dec: Rk, BlockCipherDecClosure, "aes,sse2";
 }
 
 impl<const NR: usize> BlockSizeUser for Rk<NR> {
@@ -301,44 +302,69 @@ pub(super) fn tail<const NR: usize>(
     }
 }
 
-macro_rules! impl_dir {
-    ($tr:ident, $one:ident, $par:ident, $tail:ident, $f:ident, $dec:expr) => {
-        impl<const NR: usize> $tr for Rk<NR> {
-            #[inline(always)]
-            fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
-                let mut b = [load(block.get_in())];
-                self.$f(&mut b);
-                store(block.get_out(), b[0]);
-            }
+impl<const NR: usize> Rk<NR> {
+    /// The AES-NI keys (itself).
+    #[inline(always)]
+    fn ni(&self) -> &Self {
+        self
+    }
 
-            #[inline(always)]
-            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                run::<8>(blocks.into_buf(), |b| self.$f(b));
-            }
+    /// One block (`DEC`: decrypt).
+    #[inline(always)]
+    pub(super) fn one<const DEC: bool>(&self, mut block: InOut<'_, '_, crate::Block>) {
+        let mut b = [load(block.get_in())];
+        if DEC {
+            self.dec(&mut b)
+        } else {
+            self.enc(&mut b)
+        }
+        store(block.get_out(), b[0]);
+    }
 
+    #[inline(always)]
+    fn par<const DEC: bool>(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        run::<8>(blocks.into_buf(), |b| {
+            if DEC { self.dec(b) } else { self.enc(b) }
+        });
+    }
+
+    #[inline(always)]
+    fn tail_blocks<const DEC: bool>(&self, blocks: InOutBuf<'_, '_, crate::Block>) {
+        tail::<NR>(blocks, DEC, self);
+    }
+}
+
+/// The cipher backend traits of the AES-NI and VAES round-key types, one
+/// impl per direction, through the type's `one`, `par` and `tail_blocks`
+/// (`DEC` picks the direction) and its `ni()` AES-NI keys for single
+/// blocks.
+macro_rules! block_backends {
+    ($($rk:ident),*) => {$(
+        $crate::x86::aesni::block_backends!(@dir $rk, BlockCipherEncBackend,
+            encrypt_block, encrypt_par_blocks, encrypt_tail_blocks, false);
+        $crate::x86::aesni::block_backends!(@dir $rk, BlockCipherDecBackend,
+            decrypt_block, decrypt_par_blocks, decrypt_tail_blocks, true);
+    )*};
+    (@dir $rk:ident, $tr:ident, $one:ident, $par:ident, $tail:ident, $dec:literal) => {
+        impl<const NR: usize> cipher::$tr for $rk<NR> {
             #[inline(always)]
-            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                tail::<NR>(blocks, $dec, self);
+            fn $one(&self, block: cipher::inout::InOut<'_, '_, cipher::Block<Self>>) {
+                self.ni().one::<$dec>(block);
+            }
+            #[inline(always)]
+            fn $par(&self, blocks: cipher::inout::InOut<'_, '_, cipher::ParBlocks<Self>>) {
+                self.par::<$dec>(blocks);
+            }
+            #[inline(always)]
+            fn $tail(&self, blocks: cipher::inout::InOutBuf<'_, '_, cipher::Block<Self>>) {
+                self.tail_blocks::<$dec>(blocks);
             }
         }
     };
 }
-impl_dir!(
-    BlockCipherEncBackend,
-    encrypt_block,
-    encrypt_par_blocks,
-    encrypt_tail_blocks,
-    enc,
-    false
-);
-impl_dir!(
-    BlockCipherDecBackend,
-    decrypt_block,
-    decrypt_par_blocks,
-    decrypt_tail_blocks,
-    dec,
-    true
-);
+pub(super) use block_backends;
+
+block_backends!(Rk);
 
 #[cfg(test)]
 mod key_ops_tests {

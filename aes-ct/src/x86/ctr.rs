@@ -9,7 +9,7 @@
 //! AES-NI CTR code and of BoringSSL's `aesni_ctr32_encrypt_blocks`). The
 //! encrypted counters are XORed with the input straight from the
 //! registers, so no keystream is ever written to memory. One body serves
-//! three vector widths (`Lanes`): 128-bit AES-NI (8 blocks in flight),
+//! three vector widths (`super::lanes::Lanes`): 128-bit AES-NI (8 blocks in flight),
 //! 256-bit VAES with AVX2 (8 `ymm` = 16 blocks) and 512-bit VAES with
 //! AVX-512 (8 `zmm` = 32 blocks). The final, partial group runs the
 //! smallest interleave width (8/4/2/1 vectors) that covers it, and a last
@@ -23,6 +23,7 @@
 //! data-independent; the counter value is only data. Loop bounds and the
 //! tail's width depend on the length alone.
 
+use super::lanes::Lanes;
 use crate::Block;
 use cipher::inout::InOutBuf;
 #[cfg(target_arch = "x86")]
@@ -36,266 +37,6 @@ const U: usize = 8;
 /// Byte order of one lane after the counter step: nonce bytes in place,
 /// the little-endian counter word reversed to big-endian.
 const BSWAP_CTR: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12];
-
-/// One vector width. Every method is an intrinsic wrapper and may only run
-/// inside a function compiled with the width's target features (the
-/// `ctr128`/`ctr256`/`ctr512` entry points below); that is their safety
-/// contract.
-pub(super) trait Lanes: Copy {
-    /// Blocks per vector.
-    const W: usize;
-    unsafe fn bcast(k: __m128i) -> Self;
-    unsafe fn loadu(p: *const u8) -> Self;
-    unsafe fn storeu(p: *mut u8, v: Self);
-    unsafe fn xor(a: Self, b: Self) -> Self;
-    unsafe fn enc(a: Self, k: Self) -> Self;
-    unsafe fn enclast(a: Self, k: Self) -> Self;
-    unsafe fn add32(a: Self, b: Self) -> Self;
-    /// `pshufb` of every lane by the same lane of `m`.
-    unsafe fn shuf(a: Self, m: Self) -> Self;
-    /// Lanes `first, first + 1, ...` (counter word of each lane stepped).
-    unsafe fn ramp(first: __m128i) -> Self;
-    /// Every lane's counter word = `W` (the step from vector to vector).
-    unsafe fn step() -> Self;
-    /// Lane `i` (< W).
-    unsafe fn lane(v: Self, i: usize) -> __m128i;
-}
-
-impl Lanes for __m128i {
-    const W: usize = 1;
-    #[inline(always)]
-    unsafe fn bcast(k: __m128i) -> Self {
-        k
-    }
-    #[inline(always)]
-    unsafe fn loadu(p: *const u8) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_loadu_si128(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn storeu(p: *mut u8, v: Self) {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_storeu_si128(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn xor(a: Self, b: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_xor_si128(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn enc(a: Self, k: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_aesenc_si128(a, k) }
-    }
-    #[inline(always)]
-    unsafe fn enclast(a: Self, k: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_aesenclast_si128(a, k) }
-    }
-    #[inline(always)]
-    unsafe fn add32(a: Self, b: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(a: Self, m: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_shuffle_epi8(a, m) }
-    }
-    #[inline(always)]
-    unsafe fn ramp(first: __m128i) -> Self {
-        first
-    }
-    #[inline(always)]
-    unsafe fn step() -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm_set_epi32(1, 0, 0, 0) }
-    }
-    #[inline(always)]
-    unsafe fn lane(v: Self, _: usize) -> __m128i {
-        v
-    }
-}
-
-/// `BSWAP_CTR` in one 128-bit lane.
-#[inline(always)]
-unsafe fn bswap_mask() -> __m128i {
-    // SAFETY: `Lanes` contract: only called inside this width's
-    // target-feature functions; pointers valid per the caller.
-    unsafe { _mm_loadu_si128(BSWAP_CTR.as_ptr().cast()) }
-}
-
-#[cfg(feature = "vaes")]
-impl Lanes for __m256i {
-    const W: usize = 2;
-    #[inline(always)]
-    unsafe fn bcast(k: __m128i) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_broadcastsi128_si256(k) }
-    }
-    #[inline(always)]
-    unsafe fn loadu(p: *const u8) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn storeu(p: *mut u8, v: Self) {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn xor(a: Self, b: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_xor_si256(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn enc(a: Self, k: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_aesenc_epi128(a, k) }
-    }
-    #[inline(always)]
-    unsafe fn enclast(a: Self, k: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_aesenclast_epi128(a, k) }
-    }
-    #[inline(always)]
-    unsafe fn add32(a: Self, b: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(a: Self, m: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_shuffle_epi8(a, m) }
-    }
-    #[inline(always)]
-    unsafe fn ramp(first: __m128i) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe {
-            _mm256_add_epi32(
-                _mm256_broadcastsi128_si256(first),
-                _mm256_set_epi32(1, 0, 0, 0, 0, 0, 0, 0),
-            )
-        }
-    }
-    #[inline(always)]
-    unsafe fn step() -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0) }
-    }
-    #[inline(always)]
-    unsafe fn lane(v: Self, i: usize) -> __m128i {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe {
-            match i {
-                0 => _mm256_castsi256_si128(v),
-                _ => _mm256_extracti128_si256::<1>(v),
-            }
-        }
-    }
-}
-
-#[cfg(feature = "vaes")]
-impl Lanes for __m512i {
-    const W: usize = 4;
-    #[inline(always)]
-    unsafe fn bcast(k: __m128i) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_broadcast_i32x4(k) }
-    }
-    #[inline(always)]
-    unsafe fn loadu(p: *const u8) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn storeu(p: *mut u8, v: Self) {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_storeu_si512(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn xor(a: Self, b: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_xor_si512(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn enc(a: Self, k: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_aesenc_epi128(a, k) }
-    }
-    #[inline(always)]
-    unsafe fn enclast(a: Self, k: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_aesenclast_epi128(a, k) }
-    }
-    #[inline(always)]
-    unsafe fn add32(a: Self, b: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(a: Self, m: Self) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_shuffle_epi8(a, m) }
-    }
-    #[inline(always)]
-    unsafe fn ramp(first: __m128i) -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe {
-            _mm512_add_epi32(
-                _mm512_broadcast_i32x4(first),
-                _mm512_set_epi32(3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0),
-            )
-        }
-    }
-    #[inline(always)]
-    unsafe fn step() -> Self {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe { _mm512_set_epi32(4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0) }
-    }
-    #[inline(always)]
-    unsafe fn lane(v: Self, i: usize) -> __m128i {
-        // SAFETY: `Lanes` contract: only called inside this width's
-        // target-feature functions; pointers valid per the caller.
-        unsafe {
-            match i {
-                0 => _mm512_castsi512_si128(v),
-                1 => _mm512_extracti32x4_epi32::<1>(v),
-                2 => _mm512_extracti32x4_epi32::<2>(v),
-                _ => _mm512_extracti32x4_epi32::<3>(v),
-            }
-        }
-    }
-}
 
 /// The per-call state: broadcast round keys, the next counter vector
 /// (little-endian counter words), the step, the byte-swap mask.
@@ -371,7 +112,7 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
             k: [k0; 15],
             cur: V::ramp(_mm_loadu_si128(first.as_ptr().cast())),
             step: V::step(),
-            bswap: V::bcast(bswap_mask()),
+            bswap: V::tab(&BSWAP_CTR),
         };
         for (k, r) in st.k.iter_mut().zip(rk).take(NR + 1) {
             *k = V::bcast(*r);

@@ -10,6 +10,13 @@ pub(crate) mod aesni;
 pub(crate) mod bsaes;
 #[cfg(feature = "aesni")]
 mod ctr;
+#[cfg(any(
+    feature = "aesni",
+    feature = "vpaes",
+    feature = "bsaes",
+    feature = "hybrid"
+))]
+mod lanes;
 #[cfg(feature = "vaes")]
 pub(crate) mod vaes;
 #[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]

@@ -17,10 +17,10 @@
 //! Cost: 1 instruction per round per 2 or 4 blocks.
 
 use super::aesni::{self, Key};
+use super::lanes::Lanes;
 use crate::{backend::Engine, schedule::Schedule};
 use cipher::{
-    Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherEncBackend,
-    BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
+    BlockCipherDecClosure, BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
     consts::{U16, U64},
     inout::{InOut, InOutBuf},
 };
@@ -134,221 +134,138 @@ impl Engine for Vaes {
     }
 }
 
-/// Round keys for the AVX-512 path, in `xmm` form; each 64-block batch
-/// broadcasts them into `zmm` registers itself (no wide copy in memory).
-struct Rk512<const NR: usize> {
-    n: aesni::Rk<NR>,
-}
-
-/// Round keys for the AVX2 path (broadcast per batch likewise).
-struct Rk256<const NR: usize> {
-    n: aesni::Rk<NR>,
-}
-
-#[target_feature(enable = "aes,vaes,avx512f")]
-fn enc512<const NR: usize>(
-    t: aesni::AesNi,
-    k: &[[u8; 16]; 15],
-    f: impl BlockCipherEncClosure<BlockSize = U16>,
-) {
-    let mut rk = Rk512::<NR> {
-        n: aesni::Rk::load(t, k),
-    };
-    f.call(&rk);
-    rk.n.wipe();
-}
-
-#[target_feature(enable = "aes,vaes,avx512f")]
-fn dec512<const NR: usize>(
-    t: aesni::AesNi,
-    k: &[[u8; 16]; 15],
-    f: impl BlockCipherDecClosure<BlockSize = U16>,
-) {
-    let mut rk = Rk512::<NR> {
-        n: aesni::Rk::load(t, k),
-    };
-    f.call(&rk);
-    rk.n.wipe();
-}
-
-#[target_feature(enable = "aes,vaes,avx2")]
-fn enc256<const NR: usize>(
-    t: aesni::AesNi,
-    k: &[[u8; 16]; 15],
-    f: impl BlockCipherEncClosure<BlockSize = U16>,
-) {
-    let mut rk = Rk256::<NR> {
-        n: aesni::Rk::load(t, k),
-    };
-    f.call(&rk);
-    rk.n.wipe();
-}
-
-#[target_feature(enable = "aes,vaes,avx2")]
-fn dec256<const NR: usize>(
-    t: aesni::AesNi,
-    k: &[[u8; 16]; 15],
-    f: impl BlockCipherDecClosure<BlockSize = U16>,
-) {
-    let mut rk = Rk256::<NR> {
-        n: aesni::Rk::load(t, k),
-    };
-    f.call(&rk);
-    rk.n.wipe();
-}
-
-/// 64 blocks, 4 per `zmm` in 16 registers, interleaved; all loads before
-/// all stores.
-#[target_feature(enable = "aes,vaes,avx512f")]
-#[inline]
-fn par512<const NR: usize, const DEC: bool>(
-    n: &aesni::Rk<NR>,
-    blocks: InOut<'_, '_, ParBlocks<Rk512<NR>>>,
-) {
-    let rk: [__m512i; 15] = core::array::from_fn(|i| _mm512_broadcast_i32x4(n.get(i)));
-    // Both pointers from one `into_raw`: `inp` may equal `out` (in place).
-    let (inp, out) = blocks.into_raw();
-    let (inp, out) = (inp.cast::<__m512i>(), out.cast::<__m512i>());
-    // SAFETY: 64 blocks = 16 x 64 readable bytes; unaligned loads.
-    let mut b: [__m512i; 16] = core::array::from_fn(|i| unsafe { _mm512_loadu_si512(inp.add(i)) });
-    for x in b.iter_mut() {
-        *x = _mm512_xor_si512(*x, rk[0]);
-    }
-    for r in 1..NR {
-        for x in b.iter_mut() {
-            *x = if DEC {
-                _mm512_aesdec_epi128(*x, rk[r])
-            } else {
-                _mm512_aesenc_epi128(*x, rk[r])
-            };
+/// The wide round-key types: the keys in `xmm` form (`n`); each batch
+/// broadcasts them into wide registers itself (no wide copy in memory).
+/// `$par` runs `$chunk` blocks; it is the width's target-feature function.
+macro_rules! wide_rk {
+    ($($(#[$m:meta])* $rk:ident, $chunk:ty, $par:ident;)*) => {$(
+        $(#[$m])*
+        struct $rk<const NR: usize> {
+            n: aesni::Rk<NR>,
         }
-    }
-    for x in b.iter_mut() {
-        *x = if DEC {
-            _mm512_aesdeclast_epi128(*x, rk[NR])
-        } else {
-            _mm512_aesenclast_epi128(*x, rk[NR])
-        };
-    }
-    for (i, x) in b.iter().enumerate() {
-        // SAFETY: 16 x 64 writable bytes; unaligned stores.
-        unsafe { _mm512_storeu_si512(out.add(i), *x) };
-    }
-}
 
-/// 16 blocks, 2 per `ymm`, interleaved; all loads before all stores.
-#[target_feature(enable = "aes,vaes,avx2")]
-#[inline]
-fn par256x16<const NR: usize, const DEC: bool>(
-    n: &aesni::Rk<NR>,
-    blocks: InOutBuf<'_, '_, crate::Block>,
-) {
-    // The loads and stores below cover exactly 16 blocks.
-    assert_eq!(blocks.len(), 16);
-    let rk: [__m256i; 15] = core::array::from_fn(|i| _mm256_broadcastsi128_si256(n.get(i)));
-    // Both pointers from one `into_raw`: `inp` may equal `out` (in place).
-    let (inp, out) = blocks.into_raw();
-    let (inp, out) = (inp.cast::<__m256i>(), out.cast::<__m256i>());
-    // SAFETY: 16 blocks = 8 x 32 readable bytes; unaligned loads.
-    let mut b: [__m256i; 8] = core::array::from_fn(|i| unsafe { _mm256_loadu_si256(inp.add(i)) });
-    for x in b.iter_mut() {
-        *x = _mm256_xor_si256(*x, rk[0]);
-    }
-    for r in 1..NR {
-        for x in b.iter_mut() {
-            *x = if DEC {
-                _mm256_aesdec_epi128(*x, rk[r])
-            } else {
-                _mm256_aesenc_epi128(*x, rk[r])
-            };
+        impl<const NR: usize> $rk<NR> {
+            #[inline(always)]
+            fn load(t: aesni::AesNi, k: &[[u8; 16]; 15]) -> Self {
+                $rk { n: aesni::Rk::load(t, k) }
+            }
+            #[inline(always)]
+            fn wipe(&mut self) {
+                self.n.wipe();
+            }
+            #[inline(always)]
+            fn ni(&self) -> &aesni::Rk<NR> {
+                &self.n
+            }
+            #[inline(always)]
+            fn par<const DEC: bool>(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                let (chunks, _) = blocks.into_buf().into_chunks::<$chunk>();
+                for c in chunks {
+                    // SAFETY: a wide key only exists inside the closure
+                    // calls below, compiled with and run after the CPU
+                    // check for AES-NI, VAES and the width's features.
+                    unsafe { $par::<NR, DEC>(&self.n, c.into_buf()) };
+                }
+            }
+            #[inline(always)]
+            fn tail_blocks<const DEC: bool>(&self, blocks: InOutBuf<'_, '_, crate::Block>) {
+                aesni_tail::<NR>(blocks, DEC, &self.n);
+            }
         }
-    }
-    for x in b.iter_mut() {
-        *x = if DEC {
-            _mm256_aesdeclast_epi128(*x, rk[NR])
-        } else {
-            _mm256_aesenclast_epi128(*x, rk[NR])
-        };
-    }
-    for (i, x) in b.iter().enumerate() {
-        // SAFETY: 8 x 32 writable bytes; unaligned stores.
-        unsafe { _mm256_storeu_si256(out.add(i), *x) };
-    }
-}
 
-macro_rules! common {
-    ($rk:ident) => {
         impl<const NR: usize> BlockSizeUser for $rk<NR> {
             type BlockSize = U16;
         }
         impl<const NR: usize> ParBlocksSizeUser for $rk<NR> {
             type ParBlocksSize = U64;
         }
-    };
+    )*};
 }
-common!(Rk512);
-common!(Rk256);
+wide_rk! {
+    /// Round keys for the AVX-512 path: 64-block batches.
+    Rk512, U64, par512;
+    /// Round keys for the AVX2 path: 16-block batches.
+    Rk256, U16, par256x16;
+}
+aesni::block_backends!(Rk512, Rk256);
 
-macro_rules! impl_dir {
-    ($tr:ident, $one:ident, $par:ident, $tail:ident, $f:ident, $dec:expr) => {
-        impl<const NR: usize> $tr for Rk512<NR> {
-            #[inline(always)]
-            fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
-                let mut b = [aesni::load(block.get_in())];
-                self.n.$f(&mut b);
-                aesni::store(block.get_out(), b[0]);
-            }
-            #[inline(always)]
-            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                // SAFETY: an `Rk512` only exists inside `enc512`/`dec512`,
-                // which run after the CPU check for AES-NI, VAES, AVX-512F.
-                unsafe { par512::<NR, $dec>(&self.n, blocks) };
-            }
-            #[inline(always)]
-            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                aesni_tail::<NR>(blocks, $dec, &self.n);
+aesni::with_keys! {
+    enc512: Rk512, BlockCipherEncClosure, "aes,vaes,avx512f";
+    dec512: Rk512, BlockCipherDecClosure, "aes,vaes,avx512f";
+    enc256: Rk256, BlockCipherEncClosure, "aes,vaes,avx2";
+    dec256: Rk256, BlockCipherDecClosure, "aes,vaes,avx2";
+}
+
+/// `G` vectors of `V::W` blocks, interleaved round by round; all loads
+/// before all stores.
+///
+/// # Safety
+/// [`Lanes`]' contract (the caller is the width's target-feature
+/// function).
+#[inline(always)]
+unsafe fn batch<V: Lanes, const NR: usize, const DEC: bool, const G: usize>(
+    n: &aesni::Rk<NR>,
+    blocks: InOutBuf<'_, '_, crate::Block>,
+) {
+    // The loads and stores below cover exactly `G` vectors.
+    assert_eq!(blocks.len(), G * V::W);
+    // SAFETY: the caller's contract; `G * W * 16` readable and writable
+    // bytes from the one `into_raw` (`inp` may equal `out`: in place).
+    // (Plain loops, not `array::from_fn`: a closure would be a function
+    // of its own, compiled without the target features.)
+    unsafe {
+        let mut rk = [V::bcast(n.get(0)); 15];
+        for (i, k) in rk.iter_mut().enumerate() {
+            *k = V::bcast(n.get(i));
+        }
+        let (inp, out) = blocks.into_raw();
+        let (inp, out) = (inp.cast::<u8>(), out.cast::<u8>());
+        let mut b = [rk[0]; G];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = V::loadu(inp.add(i * V::W * 16));
+        }
+        for x in b.iter_mut() {
+            *x = x.xor(rk[0]);
+        }
+        for r in 1..NR {
+            for x in b.iter_mut() {
+                *x = if DEC { x.dec(rk[r]) } else { x.enc(rk[r]) };
             }
         }
-
-        impl<const NR: usize> $tr for Rk256<NR> {
-            #[inline(always)]
-            fn $one(&self, mut block: InOut<'_, '_, Block<Self>>) {
-                let mut b = [aesni::load(block.get_in())];
-                self.n.$f(&mut b);
-                aesni::store(block.get_out(), b[0]);
-            }
-            #[inline(always)]
-            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                let (chunks, _) = blocks.into_buf().into_chunks::<U16>();
-                for c in chunks {
-                    // SAFETY: an `Rk256` only exists inside `enc256`/`dec256`,
-                    // which run after the CPU check for AES-NI, VAES, AVX2.
-                    unsafe { par256x16::<NR, $dec>(&self.n, c.into_buf()) };
-                }
-            }
-            #[inline(always)]
-            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                aesni_tail::<NR>(blocks, $dec, &self.n);
-            }
+        for x in b.iter_mut() {
+            *x = if DEC {
+                x.declast(rk[NR])
+            } else {
+                x.enclast(rk[NR])
+            };
         }
-    };
+        for (i, x) in b.iter().enumerate() {
+            V::storeu(out.add(i * V::W * 16), *x);
+        }
+    }
 }
-impl_dir!(
-    BlockCipherEncBackend,
-    encrypt_block,
-    encrypt_par_blocks,
-    encrypt_tail_blocks,
-    enc,
-    false
-);
-impl_dir!(
-    BlockCipherDecBackend,
-    decrypt_block,
-    decrypt_par_blocks,
-    decrypt_tail_blocks,
-    dec,
-    true
-);
+
+/// 64 blocks, 4 per `zmm` in 16 registers.
+#[target_feature(enable = "aes,vaes,avx512f")]
+#[inline]
+fn par512<const NR: usize, const DEC: bool>(
+    n: &aesni::Rk<NR>,
+    blocks: InOutBuf<'_, '_, crate::Block>,
+) {
+    // SAFETY: compiled with the 512-bit width's features.
+    unsafe { batch::<__m512i, NR, DEC, 16>(n, blocks) }
+}
+
+/// 16 blocks, 2 per `ymm` in 8 registers.
+#[target_feature(enable = "aes,vaes,avx2")]
+#[inline]
+fn par256x16<const NR: usize, const DEC: bool>(
+    n: &aesni::Rk<NR>,
+    blocks: InOutBuf<'_, '_, crate::Block>,
+) {
+    // SAFETY: compiled with the 256-bit width's features.
+    unsafe { batch::<__m256i, NR, DEC, 8>(n, blocks) }
+}
 
 /// Tails (fewer than 64 blocks): 8-block AES-NI groups, then the AES-NI
 /// tail (4/2/1).

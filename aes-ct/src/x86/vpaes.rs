@@ -39,7 +39,7 @@
 //! two lanes of one 256-bit register (`vpshufb` looks up per lane; tables
 //! and round keys broadcast): one chain, so two blocks cost little more
 //! than one (aes-ct/PERFORMANCE-x86.md). The code is written once over the
-//! register type ([`Lane`]).
+//! register type ([`Lanes`](super::lanes::Lanes)).
 //!
 //! Key form: both directions' round keys converted into the state bases
 //! (from the constant-time standard schedule), wiped on drop.
@@ -57,6 +57,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 use zeroize::ZeroizeOnDrop;
 
+use super::lanes::Lanes;
 use super::{cpu_avx2, cpu_ssse3};
 
 // ---------------------------------------------------------------------
@@ -396,94 +397,7 @@ pub(super) static TABLES: Tables = Tables::derive();
 // ---------------------------------------------------------------------
 // The vector code, for one block per 128-bit register (SSSE3) or two
 // blocks in one 256-bit register (AVX2: every table and round key in both
-// lanes; `vpshufb` looks up within each lane), written once over [`Lane`].
-
-/// The operations vpaes uses, on every 128-bit lane of the register.
-///
-/// # Safety
-/// Every method needs the register type's CPU feature (SSSE3 for
-/// `__m128i`, AVX2 for `__m256i`): they are only called (inlined) from
-/// functions with that `target_feature`.
-trait Lane: Copy {
-    /// `t` in every lane.
-    unsafe fn tab(t: &[u8; 16]) -> Self;
-    unsafe fn splat(b: i8) -> Self;
-    unsafe fn and(self, o: Self) -> Self;
-    unsafe fn xor(self, o: Self) -> Self;
-    /// 32-bit lanes shifted right by 4.
-    unsafe fn srl4(self) -> Self;
-    /// `pshufb`: the bytes of table `self` picked by `idx` (a set top bit
-    /// gives zero).
-    unsafe fn shuf(self, idx: Self) -> Self;
-}
-
-// SAFETY (both impls): thin wrappers over the named intrinsics; the trait
-// contract gives the CPU feature; `tab` reads 16 bytes of a reference.
-impl Lane for __m128i {
-    #[inline(always)]
-    unsafe fn tab(t: &[u8; 16]) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
-    }
-    #[inline(always)]
-    unsafe fn splat(b: i8) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_set1_epi8(b) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_and_si128(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_xor_si128(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn srl4(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_srli_epi32(self, 4) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(self, idx: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm_shuffle_epi8(self, idx) }
-    }
-}
-
-impl Lane for __m256i {
-    #[inline(always)]
-    unsafe fn tab(t: &[u8; 16]) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) }
-    }
-    #[inline(always)]
-    unsafe fn splat(b: i8) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_set1_epi8(b) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_and_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, o: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_xor_si256(self, o) }
-    }
-    #[inline(always)]
-    unsafe fn srl4(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_srli_epi32(self, 4) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(self, idx: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_shuffle_epi8(self, idx) }
-    }
-}
+// lanes; `vpshufb` looks up within each lane), written once over [`Lanes`].
 
 #[inline(always)]
 fn ld(t: &[u8; 16]) -> __m128i {
@@ -494,9 +408,9 @@ fn ld(t: &[u8; 16]) -> __m128i {
 /// `lo[x & 15] ^ hi[x >> 4]` on every byte.
 ///
 /// # Safety
-/// [`Lane`]'s contract.
+/// [`Lanes`]' contract.
 #[inline(always)]
-unsafe fn lin<L: Lane>(t: &[[u8; 16]; 2], x: L) -> L {
+unsafe fn lin<L: Lanes>(t: &[[u8; 16]; 2], x: L) -> L {
     // SAFETY: the caller's contract.
     unsafe {
         let m = L::splat(0x0f);
@@ -509,9 +423,9 @@ unsafe fn lin<L: Lane>(t: &[[u8; 16]; 2], x: L) -> L {
 /// The two inversion shares `(io, jo)` of every byte.
 ///
 /// # Safety
-/// [`Lane`]'s contract.
+/// [`Lanes`]' contract.
 #[inline(always)]
-unsafe fn inv_parts<L: Lane>(x: L) -> (L, L) {
+unsafe fn inv_parts<L: Lanes>(x: L) -> (L, L) {
     // SAFETY: the caller's contract.
     unsafe {
         let t = &TABLES;
@@ -532,9 +446,9 @@ unsafe fn inv_parts<L: Lane>(x: L) -> (L, L) {
 /// An output table pair applied to the shares.
 ///
 /// # Safety
-/// [`Lane`]'s contract.
+/// [`Lanes`]' contract.
 #[inline(always)]
-unsafe fn outp<L: Lane>(t: &[[u8; 16]; 2], io: L, jo: L) -> L {
+unsafe fn outp<L: Lanes>(t: &[[u8; 16]; 2], io: L, jo: L) -> L {
     // SAFETY: the caller's contract.
     unsafe { L::tab(&t[0]).shuf(io).xor(L::tab(&t[1]).shuf(jo)) }
 }
@@ -543,9 +457,9 @@ unsafe fn outp<L: Lane>(t: &[[u8; 16]; 2], io: L, jo: L) -> L {
 /// state form.
 ///
 /// # Safety
-/// [`Lane`]'s contract.
+/// [`Lanes`]' contract.
 #[inline(always)]
-unsafe fn enc_n<L: Lane, const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [L; N]) {
+unsafe fn enc_n<L: Lanes, const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [L; N]) {
     // SAFETY: the caller's contract.
     unsafe {
         let t = &TABLES;
@@ -583,9 +497,9 @@ unsafe fn enc_n<L: Lane, const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x
 /// state form.
 ///
 /// # Safety
-/// [`Lane`]'s contract.
+/// [`Lanes`]' contract.
 #[inline(always)]
-unsafe fn dec_n<L: Lane, const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [L; N]) {
+unsafe fn dec_n<L: Lanes, const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [L; N]) {
     // SAFETY: the caller's contract.
     unsafe {
         let t = &TABLES;
