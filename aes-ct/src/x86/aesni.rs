@@ -167,14 +167,14 @@ impl<const NR: usize> Rk<NR> {
     #[inline(always)]
     pub(super) fn enc<const N: usize>(&self, b: &mut [__m128i; N]) {
         // SAFETY: an `Rk` is only made with an `AesNi` token (CPU check).
-        unsafe { enc_n::<NR, N>(&self.0, b) }
+        unsafe { crypt_n::<NR, N, false>(&self.0, b) }
     }
 
     /// Decrypt `N` blocks, interleaved.
     #[inline(always)]
     pub(super) fn dec<const N: usize>(&self, b: &mut [__m128i; N]) {
         // SAFETY: an `Rk` is only made with an `AesNi` token (CPU check).
-        unsafe { dec_n::<NR, N>(&self.0, b) }
+        unsafe { crypt_n::<NR, N, true>(&self.0, b) }
     }
 
     /// Overwrite the stack copy of the round keys.
@@ -228,38 +228,16 @@ pub(super) fn store(b: &mut crate::Block, v: __m128i) {
     unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
 }
 
-/// Encrypt `N` blocks, round by round interleaved.
+/// Encrypt (`DEC`: decrypt with the equivalent-inverse-cipher keys) `N`
+/// blocks, round by round interleaved.
 #[target_feature(enable = "aes,sse2")]
 #[inline]
-fn enc_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
-    for x in b.iter_mut() {
-        *x = _mm_xor_si128(*x, rk[0]);
-    }
-    for r in 1..NR {
-        for x in b.iter_mut() {
-            *x = _mm_aesenc_si128(*x, rk[r]);
-        }
-    }
-    for x in b.iter_mut() {
-        *x = _mm_aesenclast_si128(*x, rk[NR]);
-    }
-}
-
-/// Decrypt `N` blocks with the equivalent-inverse-cipher keys.
-#[target_feature(enable = "aes,sse2")]
-#[inline]
-fn dec_n<const NR: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N]) {
-    for x in b.iter_mut() {
-        *x = _mm_xor_si128(*x, rk[0]);
-    }
-    for r in 1..NR {
-        for x in b.iter_mut() {
-            *x = _mm_aesdec_si128(*x, rk[r]);
-        }
-    }
-    for x in b.iter_mut() {
-        *x = _mm_aesdeclast_si128(*x, rk[NR]);
-    }
+fn crypt_n<const NR: usize, const N: usize, const DEC: bool>(
+    rk: &[__m128i; 15],
+    b: &mut [__m128i; N],
+) {
+    // SAFETY: compiled with the 128-bit width's AES features.
+    unsafe { super::lanes::aes_rounds::<__m128i, NR, DEC, N>(rk, b) }
 }
 
 /// Run `N` blocks of `buf` through `f` (all loads before all stores, so

@@ -58,6 +58,37 @@ pub(super) trait Lanes: Copy {
     }
 }
 
+/// The AES rounds on `N` vectors, interleaved round by round: round keys
+/// `rk[0..=NR]`, `aesenc` (or with `DEC` the equivalent inverse cipher's
+/// `aesdec`) rounds, the last round without MixColumns.
+///
+/// # Safety
+/// [`Lanes`]' contract.
+#[inline(always)]
+pub(super) unsafe fn aes_rounds<V: Lanes, const NR: usize, const DEC: bool, const N: usize>(
+    rk: &[V; 15],
+    b: &mut [V; N],
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        for x in b.iter_mut() {
+            *x = x.xor(rk[0]);
+        }
+        for r in 1..NR {
+            for x in b.iter_mut() {
+                *x = if DEC { x.dec(rk[r]) } else { x.enc(rk[r]) };
+            }
+        }
+        for x in b.iter_mut() {
+            *x = if DEC {
+                x.declast(rk[NR])
+            } else {
+                x.enclast(rk[NR])
+            };
+        }
+    }
+}
+
 /// One width's impl: the intrinsic of each uniform operation, then the
 /// width's own methods.
 macro_rules! lanes {

@@ -17,7 +17,7 @@
 //! Cost: 1 instruction per round per 2 or 4 blocks.
 
 use super::aesni::{self, Key};
-use super::lanes::Lanes;
+use super::lanes::{Lanes, aes_rounds};
 use crate::{backend::Engine, schedule::Schedule};
 use cipher::{
     BlockCipherDecClosure, BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
@@ -224,21 +224,7 @@ unsafe fn batch<V: Lanes, const NR: usize, const DEC: bool, const G: usize>(
         for (i, x) in b.iter_mut().enumerate() {
             *x = V::loadu(inp.add(i * V::W * 16));
         }
-        for x in b.iter_mut() {
-            *x = x.xor(rk[0]);
-        }
-        for r in 1..NR {
-            for x in b.iter_mut() {
-                *x = if DEC { x.dec(rk[r]) } else { x.enc(rk[r]) };
-            }
-        }
-        for x in b.iter_mut() {
-            *x = if DEC {
-                x.declast(rk[NR])
-            } else {
-                x.enclast(rk[NR])
-            };
-        }
+        aes_rounds::<V, NR, DEC, G>(&rk, &mut b);
         for (i, x) in b.iter().enumerate() {
             V::storeu(out.add(i * V::W * 16), *x);
         }
