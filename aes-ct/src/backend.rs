@@ -236,6 +236,15 @@ impl<const NR: usize> Keys<NR> {
     }
 }
 
+/// The standard schedule of `key`, computed by the detected backend: with
+/// its AES instructions where it has them (`Engine::schedule`), else in
+/// software. For [`crate::hazmat::RoundKeys`], which has no backend of
+/// its own.
+pub(crate) fn schedule<const NR: usize>(key: &[u8]) -> Schedule<NR> {
+    keys!(with Backend::detected(), |t, E| E::schedule::<NR>(t, key))
+        .unwrap_or_else(|_| Schedule::new(key))
+}
+
 /// Start-up self-test (feature `self-test`): FIPS-197 C.1 (AES-128) and C.3
 /// (AES-256), encrypt and decrypt, on the candidate backend.
 #[cfg(feature = "self-test")]

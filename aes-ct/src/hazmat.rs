@@ -3,7 +3,8 @@
 //!
 //! * [`RoundKeys`]: the standard FIPS-197 encryption round keys of a key,
 //!   computed with this crate's constant-time key schedule
-//!   (`schedule.rs`), wiped on drop.
+//!   (`schedule.rs`; through the detected backend's AES instructions
+//!   where it has them), wiped on drop.
 //! * [`uses_aes_instructions`]: whether a backend runs on the CPU's AES
 //!   instructions (AES-NI / VAES / ARMv8), so a caller can tell that
 //!   fusing its own AES-instruction loop keeps the user's backend choice.
@@ -16,7 +17,7 @@
 //!   `hazmat` functions, written once for both facade generations.
 
 use crate::soft::{bitslice, word::Word};
-use crate::{Backend, schedule::Schedule};
+use crate::Backend;
 use core::fmt;
 use zeroize::Zeroize;
 
@@ -32,9 +33,9 @@ impl RoundKeys {
     /// Expand a 16-, 24- or 32-byte AES key; `None` for any other length.
     pub fn new(key: &[u8]) -> Option<Self> {
         let (nr, rk) = match key.len() {
-            16 => (10, Schedule::<10>::new(key).enc),
-            24 => (12, Schedule::<12>::new(key).enc),
-            32 => (14, Schedule::<14>::new(key).enc),
+            16 => (10, crate::backend::schedule::<10>(key).enc),
+            24 => (12, crate::backend::schedule::<12>(key).enc),
+            32 => (14, crate::backend::schedule::<14>(key).enc),
             _ => return None,
         };
         Some(Self { nr, rk })

@@ -80,6 +80,9 @@ pub mod test_util;
 ///   backend is not compiled in. `E` names the backend's engine type. A
 ///   `?` in `value` returns from the enclosing function (for a constructor
 ///   that can also fail otherwise);
+/// * `keys!(with backend, |t, E| value)`: `Ok(value)` computed with
+///   backend `backend`'s token `t` (its engine `E`), under the same check
+///   (for work that is not a key form: a backend's own key schedule);
 /// * `keys!(expr, |k, E| body)`: `body` with `k` bound to what the value
 ///   `expr` holds (by reference if `expr` is a reference) and `E` naming
 ///   its engine type.
@@ -133,7 +136,13 @@ macro_rules! backends {
 
         #[allow(unused_macros)]
         macro_rules! $mac {
-            (new $d backend:expr, |$d t:pat_param, $d e:ident| $d value:expr) => {{
+            (new $d backend:expr, |$d t:pat_param, $d e:ident| $d value:expr) => {
+                $mac!(@go new $d backend, |$d t, $d e| $d value)
+            };
+            (with $d backend:expr, |$d t:pat_param, $d e:ident| $d value:expr) => {
+                $mac!(@go with $d backend, |$d t, $d e| $d value)
+            };
+            (@go $d how:ident $d backend:expr, |$d t:pat_param, $d e:ident| $d value:expr) => {{
                 let backend: Backend = $d backend;
                 match backend {
                     $(
@@ -142,7 +151,7 @@ macro_rules! backends {
                             #[allow(dead_code)]
                             type $d e = $engine;
                             match <$d e as $tr>::token() {
-                                Some($d t) => Ok($name::$variant($d value)),
+                                Some($d t) => Ok($crate::__wrap!($d how, $name::$variant, $d value)),
                                 None => Err(UnsupportedBackend(backend)),
                             }
                         }
@@ -164,6 +173,19 @@ macro_rules! backends {
                 }
             };
         }
+    };
+}
+
+/// `new`: the value in the variant; `with`: the value itself (for
+/// [`backends!`]' generated macro).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wrap {
+    (new, $variant:path, $value:expr) => {
+        $variant($value)
+    };
+    (with, $variant:path, $value:expr) => {
+        $value
     };
 }
 

@@ -1,13 +1,17 @@
-//! The one wipe of secrets in this workspace: volatile zero stores the
-//! optimiser may not remove (the value is dead, so plain stores would be
-//! dropped), followed by a compiler fence so later code is not moved
-//! above them.
+//! The one wipe of secrets in this workspace: zero stores the optimiser
+//! may not remove (the value is dead, so plain stores would be dropped),
+//! followed by a compiler fence so later code is not moved above them.
 //!
-//! Stores are 16 bytes wide, then 8, then single bytes for what is left:
-//! a byte-at-a-time wipe (the `zeroize` crate's form for byte arrays)
-//! costs about one instruction per byte, which shows in key setup and in
-//! every message's stack temporaries. The wide stores go through
-//! `[u8; 16]` / `[u8; 8]` (alignment 1), so they need no alignment.
+//! Where Rust has inline assembly (x86, ARM, RISC-V), the stores are the
+//! compiler's own `write_bytes` (vector stores as wide as the target has,
+//! or `memset`), followed by an empty `asm!` statement that takes the
+//! pointer and may read memory: the stores are not dead, so they stay
+//! (BoringSSL's `OPENSSL_cleanse`, a memset then an empty asm statement
+//! with a memory clobber). Volatile stores would do as well, but a
+//! volatile store of a 16-byte array goes through a stack temporary, a
+//! store and a reload per 16 bytes, which showed in key setup and in
+//! every message's temporaries. Elsewhere: 16-byte, then 8-byte, then
+//! single-byte volatile stores.
 //!
 //! [`wipe`] and [`wipe_slice`] take values of [`Zeroable`] types (all
 //! zero bytes is a valid value, so the wiped value may still be used);
@@ -60,7 +64,7 @@ unsafe impl<A: Zeroable, B: Zeroable> Zeroable for (A, B) {}
 // SAFETY: each field is zeroable; padding bytes may hold anything.
 unsafe impl<A: Zeroable, B: Zeroable, C: Zeroable> Zeroable for (A, B, C) {}
 
-/// Overwrite `x` with zero bytes (volatile, then a fence).
+/// Overwrite `x` with zero bytes (kept stores, then a fence).
 #[inline(always)]
 pub fn wipe<T: Zeroable>(x: &mut T) {
     // SAFETY: `x` is valid for writes of its size, and all-zero bytes are
@@ -68,7 +72,7 @@ pub fn wipe<T: Zeroable>(x: &mut T) {
     unsafe { wipe_bytes(x as *mut T) }
 }
 
-/// Overwrite every element of `xs` with zero bytes (volatile, then a
+/// Overwrite every element of `xs` with zero bytes (kept stores, then a
 /// fence).
 #[inline(always)]
 pub fn wipe_slice<T: Zeroable>(xs: &mut [T]) {
@@ -77,7 +81,7 @@ pub fn wipe_slice<T: Zeroable>(xs: &mut [T]) {
     unsafe { wipe_raw(xs.as_mut_ptr().cast(), core::mem::size_of_val(xs)) }
 }
 
-/// Overwrite the `size_of::<T>()` bytes at `p` with zeros (volatile, then
+/// Overwrite the `size_of::<T>()` bytes at `p` with zeros (kept stores, then
 /// a fence), whatever `T` is.
 ///
 /// # Safety
@@ -90,33 +94,76 @@ pub unsafe fn wipe_bytes<T>(p: *mut T) {
     unsafe { wipe_raw(p.cast(), core::mem::size_of::<T>()) }
 }
 
-/// Overwrite `len` bytes at `p` with zeros: 16-byte, then 8-byte, then
-/// single-byte volatile stores (the loop bounds are the public length),
-/// then a compiler fence.
+/// Overwrite `len` bytes at `p` with zeros (stores the optimiser keeps,
+/// see the module's comment), then a compiler fence.
 ///
 /// # Safety
 /// `p` is valid for writes of `len` bytes, and the caller accepts that
 /// whatever lived there now holds zero bytes.
 #[inline(always)]
 pub unsafe fn wipe_raw(p: *mut u8, len: usize) {
-    let mut i = 0;
-    // SAFETY: every store is inside the `len` bytes at `p` (i + 16 <= len,
-    // i + 8 <= len, i < len); the arrays have alignment 1.
-    unsafe {
-        while len - i >= 16 {
-            core::ptr::write_volatile(p.add(i).cast::<[u8; 16]>(), [0; 16]);
-            i += 16;
-        }
-        if len - i >= 8 {
-            core::ptr::write_volatile(p.add(i).cast::<[u8; 8]>(), [0; 8]);
-            i += 8;
-        }
-        while i < len {
-            core::ptr::write_volatile(p.add(i), 0u8);
-            i += 1;
+    // SAFETY: the caller's contract.
+    unsafe { stores::zero(p, len) };
+    compiler_fence(Ordering::SeqCst);
+}
+
+/// Plain stores kept by an empty asm statement that may read them.
+#[cfg(any(
+    target_arch = "x86",
+    target_arch = "x86_64",
+    target_arch = "arm",
+    target_arch = "aarch64",
+    target_arch = "riscv32",
+    target_arch = "riscv64"
+))]
+mod stores {
+    /// # Safety
+    /// `p` is valid for writes of `len` bytes.
+    #[inline(always)]
+    pub(super) unsafe fn zero(p: *mut u8, len: usize) {
+        // SAFETY: the caller's contract; the asm statement is empty (it
+        // only names `p`, in a comment), so it reads and writes nothing,
+        // but the compiler must assume it reads the bytes at `p`.
+        unsafe {
+            core::ptr::write_bytes(p, 0, len);
+            core::arch::asm!("/* {0} */", in(reg) p, options(nostack, preserves_flags, readonly));
         }
     }
-    compiler_fence(Ordering::SeqCst);
+}
+
+/// Volatile stores: 16 bytes wide, then 8, then single bytes (the loop
+/// bounds are the public length); `[u8; N]` has alignment 1.
+#[cfg(not(any(
+    target_arch = "x86",
+    target_arch = "x86_64",
+    target_arch = "arm",
+    target_arch = "aarch64",
+    target_arch = "riscv32",
+    target_arch = "riscv64"
+)))]
+mod stores {
+    /// # Safety
+    /// `p` is valid for writes of `len` bytes.
+    #[inline(always)]
+    pub(super) unsafe fn zero(p: *mut u8, len: usize) {
+        let mut i = 0;
+        // SAFETY: every store is inside the `len` bytes at `p` (i + 16 <=
+        // len, i + 8 <= len, i < len); the arrays have alignment 1.
+        unsafe {
+            while len - i >= 16 {
+                core::ptr::write_volatile(p.add(i).cast::<[u8; 16]>(), [0; 16]);
+                i += 16;
+            }
+            if len - i >= 8 {
+                core::ptr::write_volatile(p.add(i).cast::<[u8; 8]>(), [0; 8]);
+                i += 8;
+            }
+            while i < len {
+                core::ptr::write_volatile(p.add(i), 0u8);
+                i += 1;
+            }
+        }
+    }
 }
 
 /// Run `f` in a frame of its own, then zero `N` bytes of the dead stack
@@ -133,7 +180,7 @@ pub unsafe fn wipe_raw(p: *mut u8, len: usize) {
 /// the caller's value: it lives in the caller's frame and is wiped by its
 /// own drop.
 ///
-/// Cost: `N / 16` volatile stores, in the cache the setup just used.
+/// Cost: `N` bytes of stores, in the cache the setup just used.
 ///
 /// The value is built into a slot of the caller's frame and read out of
 /// it into the return place, and the slot is then wiped: the constructor's
@@ -162,7 +209,7 @@ fn build_into<R>(slot: &mut core::mem::MaybeUninit<R>, f: impl FnOnce() -> R) {
 ///
 /// On x86 one `rep stosb`, which the CPU runs in wide stores (tens of
 /// bytes per cycle where ERMSB is implemented; an asm statement, so never
-/// removed); elsewhere [`wipe_raw`]'s 16-byte volatile stores.
+/// removed); elsewhere [`wipe_raw`].
 #[inline(never)]
 pub fn scrub_stack<const N: usize>() {
     let mut area = core::mem::MaybeUninit::<[u8; N]>::uninit();
