@@ -11,6 +11,7 @@
 
 use core::arch::aarch64::*;
 
+use super::{ld16, load_block};
 use crate::Block;
 use crate::clmul_key::ClmulKey;
 use crate::clmul_key::POLY_C;
@@ -49,22 +50,7 @@ fn swap(a: uint64x2_t) -> uint64x2_t {
 #[inline]
 #[target_feature(enable = "neon")]
 fn ld(p: &u128) -> uint64x2_t {
-    // SAFETY: `p` is a valid reference to 16 readable bytes.
-    unsafe { vld1q_u64((p as *const u128).cast()) }
-}
-
-/// One block as a POLYVAL element (GHASH blocks are byte-reversed).
-#[inline]
-#[target_feature(enable = "neon")]
-fn load_block<const GHASH: bool>(b: &Block) -> uint64x2_t {
-    // SAFETY: `b` is a valid reference to 16 readable bytes.
-    let x = unsafe { vld1q_u8(b.as_ptr()) };
-    let x = if GHASH {
-        vrev64q_u8(vextq_u8::<8>(x, x))
-    } else {
-        x
-    };
-    vreinterpretq_u64_u8(x)
+    vreinterpretq_u64_u8(ld16(p))
 }
 
 /// Montgomery reduction `(hi:lo) * x^-128 mod P` (see `field.rs`).
@@ -91,7 +77,7 @@ fn agg<const GHASH: bool>(
     let mut mid = vdupq_n_u64(0);
     let mut hi = vdupq_n_u64(0);
     for (i, b) in blocks.iter().enumerate() {
-        let mut x = load_block::<GHASH>(b);
+        let mut x = vreinterpretq_u64_u8(load_block::<GHASH>(b));
         if i == 0 {
             x = veorq_u64(x, acc);
         }

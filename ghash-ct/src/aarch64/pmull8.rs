@@ -28,6 +28,7 @@
 
 use core::arch::aarch64::*;
 
+use super::{ld16, load_block};
 use crate::Block;
 use crate::field::{Powers, reduce};
 use zeroize::Zeroize;
@@ -83,13 +84,6 @@ static ROT: [[u8; 16]; 3] = [
     [2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9],
     [3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10],
 ];
-
-#[inline]
-#[target_feature(enable = "neon")]
-fn ld16(p: &u128) -> uint8x16_t {
-    // SAFETY: `p` is a valid reference to 16 readable bytes.
-    unsafe { vld1q_u8((p as *const u128).cast()) }
-}
 
 #[inline]
 #[target_feature(enable = "neon")]
@@ -169,11 +163,7 @@ fn run<const GHASH: bool>(key: &Key8, acc: u128, blocks: &[Block]) -> u128 {
         )
     };
     for (i, b) in blocks.iter().enumerate() {
-        // SAFETY: `b` is 16 readable bytes.
-        let mut x = unsafe { vld1q_u8(b.as_ptr()) };
-        if GHASH {
-            x = vrev64q_u8(vextq_u8::<8>(x, x));
-        }
+        let mut x = load_block::<GHASH>(b);
         if i == 0 {
             x = veorq_u8(x, ld16(&acc));
         }

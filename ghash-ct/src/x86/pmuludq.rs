@@ -142,8 +142,8 @@ trait Lane: Copy {
 /// One `Lane` impl from its intrinsics (the three widths differ only in
 /// their names) and its fold to 128 bits.
 macro_rules! lane {
-    ($t:ty, $lanes:expr, $zero:ident, $splat:ident, $load:ident, $and:ident, $xor:ident,
-     $or:ident, $mul:ident, $srl:ident, $sll:ident, |$v:ident| $fold:expr) => {
+    ($t:ty, $lanes:expr, zero: $zero:ident, splat: $splat:ident, load: $load:ident,
+     $($op:ident: $binary:ident),+; $($shift:ident: $by32:ident),+; |$v:ident| $fold:expr) => {
         // SAFETY (every method): a thin wrapper over the named intrinsic;
         // the trait contract gives the CPU features; `load` reads
         // `LANES * 8` bytes that its caller guarantees readable.
@@ -164,36 +164,20 @@ macro_rules! lane {
                 // SAFETY: see the impl comment.
                 unsafe { $load(p.cast()) }
             }
-            #[inline(always)]
-            unsafe fn and(self, o: Self) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $and(self, o) }
-            }
-            #[inline(always)]
-            unsafe fn xor(self, o: Self) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $xor(self, o) }
-            }
-            #[inline(always)]
-            unsafe fn or(self, o: Self) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $or(self, o) }
-            }
-            #[inline(always)]
-            unsafe fn mul(self, o: Self) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $mul(self, o) }
-            }
-            #[inline(always)]
-            unsafe fn srl32(self) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $srl::<32>(self) }
-            }
-            #[inline(always)]
-            unsafe fn sll32(self) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $sll::<32>(self) }
-            }
+            $(
+                #[inline(always)]
+                unsafe fn $op(self, o: Self) -> Self {
+                    // SAFETY: see the impl comment.
+                    unsafe { $binary(self, o) }
+                }
+            )*
+            $(
+                #[inline(always)]
+                unsafe fn $shift(self) -> Self {
+                    // SAFETY: see the impl comment.
+                    unsafe { $by32::<32>(self) }
+                }
+            )*
             #[inline(always)]
             unsafe fn fold(self) -> __m128i {
                 let $v = self;
@@ -210,43 +194,43 @@ macro_rules! lane {
 lane!(
     __m128i,
     2,
-    _mm_setzero_si128,
-    _mm_set1_epi64x,
-    _mm_loadu_si128,
-    _mm_and_si128,
-    _mm_xor_si128,
-    _mm_or_si128,
-    _mm_mul_epu32,
-    _mm_srli_epi64,
-    _mm_slli_epi64,
+    zero: _mm_setzero_si128,
+    splat: _mm_set1_epi64x,
+    load: _mm_loadu_si128,
+    and: _mm_and_si128,
+    xor: _mm_xor_si128,
+    or: _mm_or_si128,
+    mul: _mm_mul_epu32;
+    srl32: _mm_srli_epi64,
+    sll32: _mm_slli_epi64;
     |v| v
 );
 lane!(
     __m256i,
     4,
-    _mm256_setzero_si256,
-    _mm256_set1_epi64x,
-    _mm256_loadu_si256,
-    _mm256_and_si256,
-    _mm256_xor_si256,
-    _mm256_or_si256,
-    _mm256_mul_epu32,
-    _mm256_srli_epi64,
-    _mm256_slli_epi64,
+    zero: _mm256_setzero_si256,
+    splat: _mm256_set1_epi64x,
+    load: _mm256_loadu_si256,
+    and: _mm256_and_si256,
+    xor: _mm256_xor_si256,
+    or: _mm256_or_si256,
+    mul: _mm256_mul_epu32;
+    srl32: _mm256_srli_epi64,
+    sll32: _mm256_slli_epi64;
     |v| _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
 );
 lane!(
     __m512i,
     8,
-    _mm512_setzero_si512,
-    _mm512_set1_epi64,
-    _mm512_loadu_si512,
-    _mm512_and_si512,
-    _mm512_xor_si512,
-    _mm512_or_si512,
-    _mm512_mul_epu32,
-    _mm512_srli_epi64,
-    _mm512_slli_epi64,
+    zero: _mm512_setzero_si512,
+    splat: _mm512_set1_epi64,
+    load: _mm512_loadu_si512,
+    and: _mm512_and_si512,
+    xor: _mm512_xor_si512,
+    or: _mm512_or_si512,
+    mul: _mm512_mul_epu32;
+    srl32: _mm512_srli_epi64,
+    sll32: _mm512_slli_epi64;
     |v| {
         let y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
         _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
@@ -433,26 +417,15 @@ unsafe fn update<L: Lane, const GHASH: bool>(
     buf.m.zeroize();
 }
 
-#[target_feature(enable = "ssse3")]
-fn update128<const GHASH: bool>(key: &PmuludqKey<impl Copy>, acc: &mut u128, blocks: &[Block]) {
-    // SAFETY: SSSE3 (with SSE2) is enabled here.
-    unsafe { update::<__m128i, GHASH>(key, acc, blocks) }
-}
-
-#[target_feature(enable = "avx2,ssse3")]
-fn update256<const GHASH: bool>(key: &PmuludqKey<impl Copy>, acc: &mut u128, blocks: &[Block]) {
-    // SAFETY: AVX2 is enabled here.
-    unsafe { update::<__m256i, GHASH>(key, acc, blocks) }
-}
-
-#[target_feature(enable = "avx512f,avx512bw,avx2,ssse3")]
-fn update512<const GHASH: bool>(key: &PmuludqKey<impl Copy>, acc: &mut u128, blocks: &[Block]) {
-    // SAFETY: AVX-512F is enabled here.
-    unsafe { update::<__m512i, GHASH>(key, acc, blocks) }
-}
-
+/// One width's engine: `$name` runs on `$token`s from the cached CPU
+/// check `$cpu`; its update is `$update`, the generic `update` on `$lane`
+/// vectors inside a `target_feature` function enabling `$features` (what
+/// that check proves), so every `Lane` method inlines into vector code.
 macro_rules! engine {
-    ($(#[$m:meta])* $name:ident, $token:ident, $cpu:ident, $update:ident) => {
+    (
+        $(#[$m:meta])*
+        $name:ident, $token:ident, $cpu:ident, $update:ident, $features:literal, $lane:ty
+    ) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $name;
@@ -460,6 +433,12 @@ macro_rules! engine {
         /// Proof that this CPU passed the engine's check.
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct $token(());
+
+        #[target_feature(enable = $features)]
+        fn $update<const GHASH: bool>(key: &PmuludqKey<$token>, acc: &mut u128, blocks: &[Block]) {
+            // SAFETY: the features of this width's `Lane` impl are enabled here.
+            unsafe { update::<$lane, GHASH>(key, acc, blocks) }
+        }
 
         impl crate::backend::Engine for $name {
             type Token = $token;
@@ -484,21 +463,27 @@ engine!(
     Vpmuludq512,
     Token512,
     cpu_avx512,
-    update512
+    update512,
+    "avx512f,avx512bw,avx2,ssse3",
+    __m512i
 );
 engine!(
     /// `vpmuludq` on 256-bit vectors (AVX2), two blocks per vector.
     Vpmuludq256,
     Token256,
     cpu_avx2,
-    update256
+    update256,
+    "avx2,ssse3",
+    __m256i
 );
 engine!(
     /// `pmuludq` on 128-bit vectors (SSSE3), one block per vector.
     Pmuludq,
     Token128,
     cpu_ssse3,
-    update128
+    update128,
+    "ssse3",
+    __m128i
 );
 
 #[cfg(test)]
