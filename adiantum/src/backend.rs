@@ -48,6 +48,40 @@ pub(crate) trait Engine {
     }
 }
 
+/// One NH backend's engine type `$engine` and its capability token
+/// `Token`: `token()` hands a token out only when `$check` (the CPU check
+/// that this CPU `$what`) holds. The remaining items complete the [`Engine`] impl
+/// (at least `units`, whose `unsafe` the token justifies).
+macro_rules! engine {
+    (
+        $(#[$doc:meta])*
+        $engine:ident, $what:literal, $check:expr;
+        $($items:tt)*
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $engine;
+
+        #[doc = concat!(
+            "Proof that this CPU ", $what, " (only [`", stringify!($engine),
+            "::token`] makes one)."
+        )]
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct Token(());
+
+        impl crate::backend::Engine for $engine {
+            type Token = Token;
+
+            fn token() -> Option<Token> {
+                ($check).then_some(Token(()))
+            }
+
+            $($items)*
+        }
+    };
+}
+pub(crate) use engine;
+
 ct_dispatch::backends! {
     what = "NH", cfg = adiantum_ct_backend, fallback = Soft, self_test = |_| true;
     /// A chosen NH backend, holding its capability token (not nameable

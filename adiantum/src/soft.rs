@@ -5,22 +5,14 @@
 //! ToSC 2018(4), section 6.3. Cost: 8 64-bit multiplies and ~24 adds per
 //! 16 bytes.
 
-use crate::backend::Engine;
 use crate::nh::{NhKey, nh_units_portable};
 
-/// The portable NH engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Soft;
-
-impl Engine for Soft {
-    type Token = ();
-
-    fn token() -> Option<()> {
-        Some(())
-    }
+crate::backend::engine! {
+    /// The portable NH engine.
+    Soft, "runs portable code (every CPU does)", true;
 
     #[inline]
-    fn units(_: (), key: &NhKey, msg: &[u8]) -> [u64; 4] {
+    fn units(_: Token, key: &NhKey, msg: &[u8]) -> [u64; 4] {
         let mut acc = [0u64; 4];
         nh_units_portable(&key.words, msg, &mut acc);
         acc

@@ -12,24 +12,12 @@
 //! aarch64 target with `target_feature = "neon"` (all the `-linux-` ones);
 //! `cpufeatures` has no "asimd" check, so the token is the compile-time fact.
 
-use crate::backend::Engine;
 use crate::nh::NhKey;
 use core::arch::aarch64::*;
 
-/// The aarch64 NEON NH engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Neon;
-
-/// Proof that this CPU has NEON (only [`Neon::token`] makes one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Token(());
-
-impl Engine for Neon {
-    type Token = Token;
-
-    fn token() -> Option<Token> {
-        cfg!(target_feature = "neon").then_some(Token(()))
-    }
+crate::backend::engine! {
+    /// The aarch64 NEON NH engine.
+    Neon, "has NEON", cfg!(target_feature = "neon");
 
     #[inline]
     fn units(_: Token, key: &NhKey, msg: &[u8]) -> [u64; 4] {

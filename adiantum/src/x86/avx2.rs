@@ -29,7 +29,6 @@
 //! round + ~80 for feed-forward, transpose and XOR.
 
 use super::sse2;
-use crate::backend::Engine;
 use crate::nh::NhKey;
 use cipher::InOutBuf;
 #[cfg(target_arch = "x86")]
@@ -40,16 +39,10 @@ use zeroize::Zeroize;
 
 ct_dispatch::x86_detect!(avx2_cpuid, "avx2");
 
-/// The AVX2 NH engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2;
+crate::backend::engine! {
+    /// The AVX2 NH engine.
+    Avx2, "has AVX2", avx2_cpuid::get();
 
-/// Proof that this CPU has AVX2 (only [`Avx2::token`] makes one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Token(());
-
-impl Engine for Avx2 {
-    type Token = Token;
     const OWN_CHACHA: bool = true;
 
     fn chacha_xor(
@@ -61,10 +54,6 @@ impl Engine for Avx2 {
         // SAFETY: the token exists only if the CPU has AVX2.
         unsafe { chacha_xor_avx2(state, double_rounds, buf) };
         true
-    }
-
-    fn token() -> Option<Token> {
-        avx2_cpuid::get().then_some(Token(()))
     }
 
     #[inline]

@@ -11,7 +11,6 @@
 //! `pmuludq`). Cost per 16-byte unit: 1 shuffle, then per pass 1 load +
 //! add, shift, multiply, add: 17 vector operations, 1 of them a shuffle.
 
-use crate::backend::Engine;
 use crate::nh::NhKey;
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -20,20 +19,9 @@ use core::arch::x86_64::*;
 
 ct_dispatch::x86_detect!(sse2_cpuid, "sse2");
 
-/// The SSE2 NH engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sse2;
-
-/// Proof that this CPU has SSE2 (only [`Sse2::token`] makes one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Token(());
-
-impl Engine for Sse2 {
-    type Token = Token;
-
-    fn token() -> Option<Token> {
-        sse2_cpuid::get().then_some(Token(()))
-    }
+crate::backend::engine! {
+    /// The SSE2 NH engine.
+    Sse2, "has SSE2", sse2_cpuid::get();
 
     #[inline]
     fn units(_: Token, key: &NhKey, msg: &[u8]) -> [u64; 4] {
