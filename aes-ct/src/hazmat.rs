@@ -16,8 +16,8 @@
 //!   those transformations followed by AddRoundKey, as upstream `aes`'s
 //!   `hazmat` functions, written once for both facade generations.
 
-use crate::soft::{bitslice, word::Word};
 use crate::Backend;
+use crate::soft::{bitslice, word::Word};
 use core::fmt;
 use zeroize::Zeroize;
 

@@ -161,8 +161,8 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     }
     /// Zero the dead-stack area of `scrub_stack` (default: volatile
     /// 16-byte stores; armv7 overrides it with NEON stores, 32 bytes each,
-    /// since the default costs ~0.9 instructions per byte of a 16 KiB
-    /// message there).
+    /// since the scrub runs once per converting call and the default's
+    /// cost shows in a 16 KiB message there: aes-ct/PERFORMANCE-arm.md).
     #[inline(always)]
     fn scrub(_: Self::Token, a: &mut core::mem::MaybeUninit<ScrubArea>) {
         scrub_generic(a)
@@ -217,11 +217,10 @@ pub(crate) const X86_POLICY: [Policy; 3] = [
 ];
 
 /// armv7 (NEON `vtbl` vpaes + NEON bsaes assembly, 8-block batches): the
-/// same rule as [`X86_POLICY`], one width. One vpaes block costs about
-/// 490 instructions and one bsaes batch about 2,470 (+ ~100 for padding),
-/// so a padded batch pays from 6 tail blocks once the key is converted in
-/// the call; converting for a tail alone never pays (8 = the batch:
-/// never). aes-ct/PERFORMANCE-arm.md has the counts (`cargo xtask
+/// same rule as [`X86_POLICY`], one width: a padded batch pays from 6
+/// tail blocks once the key is converted in the call; converting for a
+/// tail alone never pays (8 = the batch: never). The instruction counts
+/// behind both numbers are in aes-ct/PERFORMANCE-arm.md (`cargo xtask
 /// armcount aes`).
 #[cfg(target_arch = "arm")]
 pub(crate) const ARMV7_POLICY: Policy = Policy {
@@ -231,12 +230,11 @@ pub(crate) const ARMV7_POLICY: Policy = Policy {
 };
 
 /// aarch64 without the crypto extensions (4-register `tbl` vpaes + NEON
-/// bsaes, 8-block batches): one vpaes block costs about 220
-/// instructions and one bsaes batch about 1,950, so a zero-padded batch
-/// never beats vpaes for a tail (8 = the batch: never). Full batches still
-/// go to bsaes although vpaes needs fewer instructions per byte: its
-/// 4-register `tbl`s are multi-cycle on Cortex-A53/A72, bsaes is
-/// single-cycle ALU work. Counts in aes-ct/PERFORMANCE-arm.md.
+/// bsaes, 8-block batches): a zero-padded batch never beats vpaes for a
+/// tail (8 = the batch: never). Full batches still go to bsaes although
+/// vpaes needs fewer instructions per byte: its 4-register `tbl`s are
+/// multi-cycle on Cortex-A53/A72, bsaes is single-cycle ALU work. Counts
+/// in aes-ct/PERFORMANCE-arm.md.
 #[cfg(target_arch = "aarch64")]
 pub(crate) const AARCH64_POLICY: Policy = Policy {
     vpaes_batches: 0,
@@ -272,20 +270,28 @@ impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> HybridKey<V, B, NR> {
     }
 }
 
-impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
-    type Token = (V::Token, B::Token);
-    type Key<const NR: usize> = HybridKey<V, B, NR>;
+/// The [`Engine`] items [`Hybrid`] and [`BsaesOnly`] share: both keep
+/// the key in [`HybridKey`] form and need both sides' CPU checks.
+macro_rules! hybrid_key_items {
+    () => {
+        type Token = (V::Token, B::Token);
+        type Key<const NR: usize> = HybridKey<V, B, NR>;
 
-    fn token() -> Option<Self::Token> {
-        Some((V::token()?, B::token()?))
-    }
-
-    fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
-        HybridKey {
-            single: V::expand(t.0, ks),
-            bt: t.1,
+        fn token() -> Option<Self::Token> {
+            Some((V::token()?, B::token()?))
         }
-    }
+
+        fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
+            HybridKey {
+                single: V::expand(t.0, ks),
+                bt: t.1,
+            }
+        }
+    };
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
+    hybrid_key_items!();
 
     /// A lone block: straight to vpaes (no per-call backend, nothing to
     /// convert or scrub).
@@ -659,51 +665,40 @@ impl<V: SingleBlock, const NR: usize> ParBlocksSizeUser for SingleBackend<'_, V,
     type ParBlocksSize = U8;
 }
 
-impl<V: SingleBlock, const NR: usize> BlockCipherEncBackend for SingleBackend<'_, V, NR> {
-    #[inline(always)]
-    fn encrypt_block(&self, block: InOut<'_, '_, Block>) {
-        V::encrypt1(self.0, block)
-    }
-    #[inline(always)]
-    fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        single_run::<NR>(
-            blocks.into_buf(),
-            |p| V::encrypt2(self.0, p),
-            |b| V::encrypt1(self.0, b),
-        );
-    }
-    #[inline(always)]
-    fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block>) {
-        single_run::<NR>(
-            blocks,
-            |p| V::encrypt2(self.0, p),
-            |b| V::encrypt1(self.0, b),
-        );
-    }
+macro_rules! single_dir {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $s1:ident, $s2:ident) => {
+        impl<V: SingleBlock, const NR: usize> $tr for SingleBackend<'_, V, NR> {
+            #[inline(always)]
+            fn $one(&self, block: InOut<'_, '_, Block>) {
+                V::$s1(self.0, block)
+            }
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                self.$tail(blocks.into_buf());
+            }
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block>) {
+                single_run::<NR>(blocks, |p| V::$s2(self.0, p), |b| V::$s1(self.0, b));
+            }
+        }
+    };
 }
-
-impl<V: SingleBlock, const NR: usize> BlockCipherDecBackend for SingleBackend<'_, V, NR> {
-    #[inline(always)]
-    fn decrypt_block(&self, block: InOut<'_, '_, Block>) {
-        V::decrypt1(self.0, block)
-    }
-    #[inline(always)]
-    fn decrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        single_run::<NR>(
-            blocks.into_buf(),
-            |p| V::decrypt2(self.0, p),
-            |b| V::decrypt1(self.0, b),
-        );
-    }
-    #[inline(always)]
-    fn decrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block>) {
-        single_run::<NR>(
-            blocks,
-            |p| V::decrypt2(self.0, p),
-            |b| V::decrypt1(self.0, b),
-        );
-    }
-}
+single_dir!(
+    BlockCipherEncBackend,
+    encrypt_block,
+    encrypt_par_blocks,
+    encrypt_tail_blocks,
+    encrypt1,
+    encrypt2
+);
+single_dir!(
+    BlockCipherDecBackend,
+    decrypt_block,
+    decrypt_par_blocks,
+    decrypt_tail_blocks,
+    decrypt1,
+    decrypt2
+);
 
 /// The batch side alone (forceable as `bsaes`, for comparison): every
 /// block through bsaes, single blocks as padded batches. The key is kept
@@ -717,19 +712,7 @@ impl<V: SingleBlock, const NR: usize> BlockCipherDecBackend for SingleBackend<'_
 pub(crate) struct BsaesOnly<V, B>(PhantomData<(V, B)>);
 
 impl<V: SingleBlock, B: Bitsliced<V>> Engine for BsaesOnly<V, B> {
-    type Token = (V::Token, B::Token);
-    type Key<const NR: usize> = HybridKey<V, B, NR>;
-
-    fn token() -> Option<Self::Token> {
-        Some((V::token()?, B::token()?))
-    }
-
-    fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR> {
-        HybridKey {
-            single: V::expand(t.0, ks),
-            bt: t.1,
-        }
-    }
+    hybrid_key_items!();
 
     fn encrypt<const NR: usize>(
         key: &Self::Key<NR>,

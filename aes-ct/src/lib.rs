@@ -90,6 +90,7 @@ mod ctr;
 #[doc(hidden)]
 pub mod hazmat;
 mod hybrid;
+mod perm;
 mod schedule;
 #[cfg(feature = "self-test")]
 mod selftest;
@@ -201,6 +202,61 @@ macro_rules! common {
     };
 }
 
+/// `BlockCipherEncrypt` for a type holding `keys: KeyBox<_>`.
+macro_rules! encrypt_impl {
+    ($t:ty) => {
+        impl BlockCipherEncrypt for $t {
+            #[inline]
+            fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+                self.keys.encrypt(f)
+            }
+            /// One block through the backend's lone-block path.
+            #[inline]
+            fn encrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.keys.encrypt1(block)
+            }
+        }
+    };
+}
+
+/// `BlockCipherDecrypt` for a type holding `keys: KeyBox<_>`.
+macro_rules! decrypt_impl {
+    ($t:ty) => {
+        impl BlockCipherDecrypt for $t {
+            #[inline]
+            fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+                self.keys.decrypt(f)
+            }
+            /// One block through the backend's lone-block path.
+            #[inline]
+            fn decrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
+                self.keys.decrypt1(block)
+            }
+        }
+    };
+}
+
+/// `From<&$src>` (a copy of the keys: every direction shares one key
+/// schedule) or `From<$src>` (through the borrowed form) for each `$dst`.
+macro_rules! from_keys {
+    (&$src:ty => $($dst:ty),+) => {
+        $(impl From<&$src> for $dst {
+            fn from(e: &$src) -> Self {
+                Self {
+                    keys: e.keys.clone(),
+                }
+            }
+        })+
+    };
+    ($src:ty => $($dst:ty),+) => {
+        $(impl From<$src> for $dst {
+            fn from(e: $src) -> Self {
+                Self::from(&e)
+            }
+        })+
+    };
+}
+
 macro_rules! define_aes {
     ($name:ident, $enc:ident, $dec:ident, $ks:ty, $nr:literal, $doc:literal) => {
         #[doc = concat!($doc, " block cipher.")]
@@ -234,89 +290,14 @@ macro_rules! define_aes {
         }
         common!($dec, $ks, $nr, stringify!($dec));
 
-        impl BlockCipherEncrypt for $name {
-            #[inline]
-            fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
-                self.keys.encrypt(f)
-            }
-            /// One block through the backend's lone-block path.
-            #[inline]
-            fn encrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
-                self.keys.encrypt1(block)
-            }
-        }
-        impl BlockCipherDecrypt for $name {
-            #[inline]
-            fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
-                self.keys.decrypt(f)
-            }
-            /// One block through the backend's lone-block path.
-            #[inline]
-            fn decrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
-                self.keys.decrypt1(block)
-            }
-        }
-        impl BlockCipherEncrypt for $enc {
-            #[inline]
-            fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
-                self.keys.encrypt(f)
-            }
-            /// One block through the backend's lone-block path.
-            #[inline]
-            fn encrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
-                self.keys.encrypt1(block)
-            }
-        }
-        impl BlockCipherDecrypt for $dec {
-            #[inline]
-            fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
-                self.keys.decrypt(f)
-            }
-            /// One block through the backend's lone-block path.
-            #[inline]
-            fn decrypt_block_inout(&self, block: InOut<'_, '_, Block>) {
-                self.keys.decrypt1(block)
-            }
-        }
+        encrypt_impl!($name);
+        decrypt_impl!($name);
+        encrypt_impl!($enc);
+        decrypt_impl!($dec);
 
-        impl From<&$enc> for $name {
-            fn from(e: &$enc) -> Self {
-                Self {
-                    keys: e.keys.clone(),
-                }
-            }
-        }
-        impl From<$enc> for $name {
-            fn from(e: $enc) -> Self {
-                Self::from(&e)
-            }
-        }
-        impl From<&$enc> for $dec {
-            fn from(e: &$enc) -> Self {
-                Self {
-                    keys: e.keys.clone(),
-                }
-            }
-        }
-        impl From<$enc> for $dec {
-            fn from(e: $enc) -> Self {
-                Self::from(&e)
-            }
-        }
-        impl From<&$name> for $enc {
-            fn from(e: &$name) -> Self {
-                Self {
-                    keys: e.keys.clone(),
-                }
-            }
-        }
-        impl From<&$name> for $dec {
-            fn from(e: &$name) -> Self {
-                Self {
-                    keys: e.keys.clone(),
-                }
-            }
-        }
+        from_keys!(&$enc => $name, $dec);
+        from_keys!(&$name => $enc, $dec);
+        from_keys!($enc => $name, $dec);
     };
 }
 

@@ -431,19 +431,8 @@ mod wipe {
     }
 
     /// Scan 64 KiB of dead stack below the caller for any of `needles`.
-    #[inline(never)]
     fn scan(needles: &[Vec<u8>]) -> usize {
-        let region = MaybeUninit::<[u8; 65536]>::uninit();
-        let p = region.as_ptr() as *const u8;
-        // SAFETY: reads within `region`; the bytes are whatever earlier
-        // calls left there (that is what this test looks at).
-        let stack: Vec<u8> = (0..65536)
-            .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
-            .collect();
-        needles
-            .iter()
-            .filter(|n| stack.windows(32).any(|w| w == n.as_slice()))
-            .count()
+        ct_dispatch::test_util::dead_stack_hits(needles)
     }
 
     #[inline(never)]

@@ -1,7 +1,8 @@
 //! The helpers the crates' test suites and ct-check share (feature
 //! `test-util`, never taken by a library; not part of the API): one seeded
 //! PRNG, so every suite's inputs reproduce from its seed, one hex decoder
-//! for the known-answer files, and the list of backends a suite runs on.
+//! for the known-answer files, the list of backends a suite runs on, and
+//! a dead-stack scan.
 //! Test inputs only: never for keys.
 
 extern crate alloc;
@@ -71,6 +72,24 @@ pub fn backends<B: PartialEq + core::fmt::Debug>(
     );
     std::eprintln!("testing backends: {v:?}");
     v
+}
+
+/// How many of `needles` (32-byte runs) lie in the 64 KiB of dead stack
+/// below the caller's frame, that is, what the caller's earlier (deeper)
+/// calls left behind: for tests that secrets are not left on the stack.
+#[inline(never)]
+pub fn dead_stack_hits<N: AsRef<[u8]>>(needles: &[N]) -> usize {
+    let region = core::mem::MaybeUninit::<[u8; 65536]>::uninit();
+    let p = region.as_ptr() as *const u8;
+    // SAFETY: reads within `region`; the bytes are whatever earlier calls
+    // left there (that is what the caller looks at).
+    let stack: Vec<u8> = (0..65536)
+        .map(|i| unsafe { core::ptr::read_volatile(p.add(i)) })
+        .collect();
+    needles
+        .iter()
+        .filter(|n| stack.windows(32).any(|w| w == n.as_ref()))
+        .count()
 }
 
 /// Decode hex test data (surrounding white space ignored); panics naming

@@ -30,10 +30,13 @@ use crate::{
     Block,
     hybrid::{Bitsliced, Policy},
     schedule::Schedule,
-    soft::{bitslice, word::Word},
+    soft::{
+        bitslice,
+        word::{Word, bit_ops},
+    },
 };
 use cipher::{Array, consts::U8, inout::InOut};
-use core::ops::{BitAnd, BitOr, BitXor, Not};
+use core::ops::Not;
 use zeroize::ZeroizeOnDrop;
 
 /// One 128-bit bit plane of 8 blocks.
@@ -47,29 +50,7 @@ impl Default for Nq {
     }
 }
 
-impl BitXor for Nq {
-    type Output = Self;
-    #[inline(always)]
-    fn bitxor(self, o: Self) -> Self {
-        Nq(veorq_u8(self.0, o.0))
-    }
-}
-
-impl BitAnd for Nq {
-    type Output = Self;
-    #[inline(always)]
-    fn bitand(self, o: Self) -> Self {
-        Nq(vandq_u8(self.0, o.0))
-    }
-}
-
-impl BitOr for Nq {
-    type Output = Self;
-    #[inline(always)]
-    fn bitor(self, o: Self) -> Self {
-        Nq(vorrq_u8(self.0, o.0))
-    }
-}
+bit_ops!(Nq: veorq_u8, vandq_u8, vorrq_u8);
 
 impl Not for Nq {
     type Output = Self;
@@ -232,21 +213,7 @@ const MC_IDX: [[[u8; 16]; 2]; 4] = {
 
 /// Round key `i` in held form: `K_h(r, c) = K(r, c - j r)`, composed with
 /// [`TRANSPOSE`] (FIPS byte order in, row-major out).
-const KEY_IDX: [[u8; 16]; 4] = {
-    let mut t = [[0u8; 16]; 4];
-    let mut j = 0;
-    while j < 4 {
-        let mut i = 0;
-        while i < 16 {
-            let (r, c) = (i / 4, i % 4);
-            let c0 = (c + 4 * 4 - j * r) % 4;
-            t[j][i] = (4 * c0 + r) as u8;
-            i += 1;
-        }
-        j += 1;
-    }
-    t
-};
+const KEY_IDX: [[u8; 16]; 4] = crate::perm::KEY_SKEW;
 
 #[inline(always)]
 fn idx(t: &[u8; 16]) -> uint8x16_t {
@@ -468,11 +435,11 @@ impl Bitsliced<NeonVpaes> for NeonBsaes {
     }
 
     fn enc_key_from_single<const NR: usize>(_: NeonBsaes, k: &VKey<NR>) -> Planes<NR> {
-        Planes::folded(&k.rk)
+        Planes::folded(&k.ks.enc)
     }
 
     fn dec_key_from_single<const NR: usize>(_: NeonBsaes, k: &VKey<NR>) -> Planes<NR> {
-        Planes::plain(&k.rk)
+        Planes::plain(&k.ks.enc)
     }
 
     fn enc_key_from_schedule<const NR: usize>(_: NeonBsaes, ks: &Schedule<NR>) -> Planes<NR> {

@@ -31,34 +31,18 @@ use super::neon::*;
 use crate::{
     Block,
     hybrid::{Pair, SingleBlock},
+    perm,
     schedule::Schedule,
 };
 use cipher::inout::InOut;
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::ZeroizeOnDrop;
 
 use super::sbox::SBOXES;
 
-/// Byte permutations of the column-major state (byte `4c + r`).
-const fn perm(kind: u8) -> [u8; 16] {
-    let mut t = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        let (c, r) = (i / 4, i % 4);
-        t[i] = match kind {
-            // ShiftRows: (r, c) <- (r, c + r)
-            0 => (4 * ((c + r) % 4) + r) as u8,
-            // InvShiftRows: (r, c) <- (r, c - r)
-            1 => (4 * ((c + 4 - r) % 4) + r) as u8,
-            // rotate each column by one row: (r, c) <- (r + 1, c)
-            _ => (4 * c + (r + 1) % 4) as u8,
-        };
-        i += 1;
-    }
-    t
-}
-const SR: [u8; 16] = perm(0);
-const INV_SR: [u8; 16] = perm(1);
-const ROT1: [u8; 16] = perm(2);
+const SR: [u8; 16] = perm::shift_rows(false);
+const INV_SR: [u8; 16] = perm::shift_rows(true);
+/// Rotate each column by one row: (r, c) <- (r + 1, c).
+const ROT1: [u8; 16] = perm::rotate_rows(1);
 
 /// A 256-byte table as four 64-byte register groups.
 #[derive(Clone, Copy)]
@@ -176,16 +160,11 @@ fn decrypt_n<const NR: usize, const N: usize>(rk: &[[u8; 16]; 15], x: &mut [uint
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NeonVpaes(());
 
-/// Encryption round keys (both directions use them).
+/// Encryption round keys (both directions use them; the schedule wipes
+/// itself on drop). Only [`NeonVpaes::expand`] makes one.
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
-    pub(super) rk: [[u8; 16]; 15],
-}
-
-impl<const NR: usize> Drop for Key<NR> {
-    fn drop(&mut self) {
-        self.rk.zeroize();
-    }
+    pub(super) ks: Schedule<NR>,
 }
 
 impl<const NR: usize> ZeroizeOnDrop for Key<NR> {}
@@ -207,44 +186,56 @@ impl SingleBlock for NeonVpaes {
     }
 
     fn expand<const NR: usize>(_: NeonVpaes, ks: &Schedule<NR>) -> Key<NR> {
-        Key { rk: ks.enc }
+        Key { ks: ks.clone() }
     }
 
     #[inline(always)]
-    fn encrypt1<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Block>) {
-        let mut x = [vdupq_n_u8(0)];
-        crypt(&mut x, |_| b.clone_in().into());
-        encrypt_n::<NR, 1>(&k.rk, &mut x);
-        put(b.get_out(), x[0]);
+    fn encrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Block>) {
+        run1::<NR, false>(k, b)
     }
 
     #[inline(always)]
-    fn encrypt2<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Pair>) {
-        let mut x = [vdupq_n_u8(0); 2];
-        crypt(&mut x, |i| b.get_in()[i].into());
-        encrypt_n::<NR, 2>(&k.rk, &mut x);
-        let out = b.get_out();
-        put(&mut out[0], x[0]);
-        put(&mut out[1], x[1]);
+    fn encrypt2<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Pair>) {
+        run2::<NR, false>(k, b)
     }
 
     #[inline(always)]
-    fn decrypt1<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Block>) {
-        let mut x = [vdupq_n_u8(0)];
-        crypt(&mut x, |_| b.clone_in().into());
-        decrypt_n::<NR, 1>(&k.rk, &mut x);
-        put(b.get_out(), x[0]);
+    fn decrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Block>) {
+        run1::<NR, true>(k, b)
     }
 
     #[inline(always)]
-    fn decrypt2<const NR: usize>(k: &Key<NR>, mut b: InOut<'_, '_, Pair>) {
-        let mut x = [vdupq_n_u8(0); 2];
-        crypt(&mut x, |i| b.get_in()[i].into());
-        decrypt_n::<NR, 2>(&k.rk, &mut x);
-        let out = b.get_out();
-        put(&mut out[0], x[0]);
-        put(&mut out[1], x[1]);
+    fn decrypt2<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, Pair>) {
+        run2::<NR, true>(k, b)
     }
+}
+
+/// `N` states through the cipher (`DEC`: the inverse cipher).
+#[inline(always)]
+fn crypt_n<const NR: usize, const N: usize, const DEC: bool>(k: &Key<NR>, x: &mut [uint8x16_t; N]) {
+    if DEC {
+        decrypt_n::<NR, N>(&k.ks.enc, x)
+    } else {
+        encrypt_n::<NR, N>(&k.ks.enc, x)
+    }
+}
+
+#[inline(always)]
+fn run1<const NR: usize, const DEC: bool>(k: &Key<NR>, mut b: InOut<'_, '_, Block>) {
+    let mut x = [vdupq_n_u8(0)];
+    crypt(&mut x, |_| b.clone_in().into());
+    crypt_n::<NR, 1, DEC>(k, &mut x);
+    put(b.get_out(), x[0]);
+}
+
+#[inline(always)]
+fn run2<const NR: usize, const DEC: bool>(k: &Key<NR>, mut b: InOut<'_, '_, Pair>) {
+    let mut x = [vdupq_n_u8(0); 2];
+    crypt(&mut x, |i| b.get_in()[i].into());
+    crypt_n::<NR, 2, DEC>(k, &mut x);
+    let out = b.get_out();
+    put(&mut out[0], x[0]);
+    put(&mut out[1], x[1]);
 }
 
 #[inline(always)]

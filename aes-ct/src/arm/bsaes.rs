@@ -83,12 +83,7 @@ impl<const NR: usize> Drop for Planes<NR> {
 
 impl<const NR: usize> ZeroizeOnDrop for Planes<NR> {}
 
-core::arch::global_asm!(
-    ".text",
-    ".syntax unified",
-    ".arch armv7-a",
-    ".fpu neon",
-    ".arm",
+armv7_asm!(
     // aes_ct_bsaes_key_armv7(rk, out, c, perm): the round key at `rk`
     // (16 bytes, FIPS order) XOR the byte `c` in every position, bytes
     // permuted by `perm` (16 indices: the row-major transposition, skewed
@@ -144,20 +139,7 @@ unsafe extern "C" {
 /// Key byte permutations: FIPS byte order to the row-major plane layout
 /// (`j = 0`), and for fixsliced encryption round `i` with `j = i mod 4`
 /// the held form `K_h(r, c) = K(r, c - j r)` (see `aarch64/bsaes.rs`).
-static KEY_PERM: [[u8; 16]; 4] = {
-    let mut t = [[0u8; 16]; 4];
-    let mut j = 0;
-    while j < 4 {
-        let mut i = 0;
-        while i < 16 {
-            let (r, c) = (i / 4, i % 4);
-            t[j][i] = (4 * ((c + 16 - j * r) % 4) + r) as u8;
-            i += 1;
-        }
-        j += 1;
-    }
-    t
-};
+static KEY_PERM: [[u8; 16]; 4] = crate::perm::KEY_SKEW;
 
 /// One round key (XOR `c` in every byte, skewed by `j`) as 8 planes.
 #[inline]
@@ -260,7 +242,7 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
     }
 
     fn enc_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
-        Planes::enc(t, &k.rk)
+        Planes::enc(t, &k.ks.enc)
     }
 
     fn enc_key_from_single_into<const NR: usize>(
@@ -268,11 +250,11 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
         k: &super::vpaes::Key<NR>,
         slot: &mut MaybeUninit<Planes<NR>>,
     ) {
-        Planes::enc_into(t, &k.rk, slot)
+        Planes::enc_into(t, &k.ks.enc, slot)
     }
 
     fn dec_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
-        Planes::dec(t, &k.rk)
+        Planes::dec(t, &k.ks.enc)
     }
 
     fn enc_key_from_schedule<const NR: usize>(t: NeonToken, ks: &Schedule<NR>) -> Planes<NR> {

@@ -47,37 +47,16 @@ pub(crate) struct Tables {
     perm: [u8; 16],
 }
 
-/// Byte permutations of the column-major state (byte `4c + r`).
-const fn shift_rows(inverse: bool) -> [u8; 16] {
-    let mut t = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        let (c, r) = (i / 4, i % 4);
-        t[i] = if inverse {
-            4 * ((c + 4 - r) % 4) + r
-        } else {
-            4 * ((c + r) % 4) + r
-        } as u8;
-        i += 1;
-    }
-    t
-}
-
 pub(crate) static ENC_TABLES: Tables = Tables {
     sbox: SBOXES.0,
-    perm: shift_rows(false),
+    perm: crate::perm::shift_rows(false),
 };
 pub(crate) static DEC_TABLES: Tables = Tables {
     sbox: SBOXES.1,
-    perm: shift_rows(true),
+    perm: crate::perm::shift_rows(true),
 };
 
-core::arch::global_asm!(
-    ".text",
-    ".syntax unified",
-    ".arch armv7-a",
-    ".fpu neon",
-    ".arm",
+armv7_asm!(
     // SubBytes(q1) -> q0; ShiftRows already applied. Clobbers q1, q8, q9, lr.
     ".macro aes_ct_vtbl_sub",
     "    mov         lr, r12",
@@ -242,19 +221,24 @@ pub(super) unsafe fn decrypt1<const NR: usize>(rk: &[[u8; 16]; 15], inp: *const 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ArmVpaes;
 
-/// Encryption round keys (both directions use them), wiped on drop.
+/// Encryption round keys (both directions use them; the schedule wipes
+/// itself on drop). Only [`ArmVpaes::expand`] makes one, with a NEON
+/// token.
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {
-    pub(super) rk: [[u8; 16]; 15],
-}
-
-impl<const NR: usize> Drop for Key<NR> {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.rk);
-    }
+    pub(super) ks: crate::schedule::Schedule<NR>,
 }
 
 impl<const NR: usize> zeroize::ZeroizeOnDrop for Key<NR> {}
+
+/// Both pointers of `b` straight from the `InOut` (no reference made): for
+/// an in-place block, a `&mut` from `get_out` would invalidate a pointer
+/// taken from `get_in` before the routine reads through it.
+#[inline(always)]
+fn raw(b: InOut<'_, '_, crate::Block>) -> (*const u8, *mut u8) {
+    let (i, o) = b.into_raw();
+    (i.cast(), o.cast())
+}
 
 impl crate::hybrid::SingleBlock for ArmVpaes {
     type Token = super::NeonToken;
@@ -265,18 +249,15 @@ impl crate::hybrid::SingleBlock for ArmVpaes {
     }
 
     fn expand<const NR: usize>(_: super::NeonToken, ks: &crate::schedule::Schedule<NR>) -> Key<NR> {
-        Key { rk: ks.enc }
+        Key { ks: ks.clone() }
     }
 
     #[inline]
     fn encrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::Block>) {
-        // Both pointers straight from the `InOut` (no reference made): for
-        // an in-place block, a `&mut` from `get_out` would invalidate a
-        // pointer taken from `get_in` before the routine reads through it.
-        let (i, o) = b.into_raw();
-        let (i, o) = (i.cast::<u8>(), o.cast::<u8>());
-        // SAFETY: a `Key` is only made by `expand`, which takes a NEON token.
-        unsafe { encrypt1::<NR>(&k.rk, i, o) }
+        let (i, o) = raw(b);
+        // SAFETY: a `Key` is only made by `expand`, which takes a NEON
+        // token; `i`/`o` are one block each.
+        unsafe { encrypt1::<NR>(&k.ks.enc, i, o) }
     }
 
     #[inline]
@@ -288,11 +269,9 @@ impl crate::hybrid::SingleBlock for ArmVpaes {
 
     #[inline]
     fn decrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::Block>) {
-        // Raw pointers straight from the `InOut`, as in `encrypt1`.
-        let (i, o) = b.into_raw();
-        let (i, o) = (i.cast::<u8>(), o.cast::<u8>());
+        let (i, o) = raw(b);
         // SAFETY: as in `encrypt1`.
-        unsafe { decrypt1::<NR>(&k.rk, i, o) }
+        unsafe { decrypt1::<NR>(&k.ks.enc, i, o) }
     }
 
     #[inline]

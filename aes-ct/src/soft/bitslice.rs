@@ -292,7 +292,7 @@ pub(crate) fn mix_columns_fixed<W: Word>(q: &mut [W; 8], k: usize) {
 /// `out = 2 (a_r ^ a_{r+1}) ^ a_{r+1} ^ (a_{r+2} ^ a_{r+3})` from
 /// `r = a_{r+1}`, `a = a_r ^ a_{r+1}`, `s = a_{r+2} ^ a_{r+3}`.
 #[inline(always)]
-fn mix_out<W: Word>(q: &mut [W; 8], r: &[W; 8], a: &[W; 8], s: &[W; 8]) {
+pub(crate) fn mix_out<W: Word>(q: &mut [W; 8], r: &[W; 8], a: &[W; 8], s: &[W; 8]) {
     q[0] = a[7] ^ r[0] ^ s[0];
     q[1] = a[0] ^ a[7] ^ r[1] ^ s[1];
     q[2] = a[1] ^ r[2] ^ s[2];
@@ -310,7 +310,7 @@ pub(crate) fn mix_columns<W: Word>(q: &mut [W; 8]) {
 
 /// Multiply every byte by `x` in GF(2^8).
 #[inline(always)]
-fn xtime<W: Word>(v: [W; 8]) -> [W; 8] {
+pub(crate) fn xtime<W: Word>(v: [W; 8]) -> [W; 8] {
     [
         v[7],
         v[0] ^ v[7],

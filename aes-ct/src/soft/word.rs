@@ -10,6 +10,46 @@
 
 use core::ops::{BitAnd, BitOr, BitXor, Not};
 
+/// `BitXor`, `BitAnd` and `BitOr` for a one-field SIMD wrapper `$X`, one
+/// intrinsic each. With `unsafe`, the intrinsics need target features:
+/// the wrapper's contract is that its values exist only in code compiled
+/// with them (after the CPU check), which makes the calls sound.
+#[allow(unused_macros, reason = "not every architecture has a SIMD word")]
+macro_rules! bit_ops {
+    (unsafe $X:ident: $xor:path, $and:path, $or:path) => {
+        $crate::soft::word::bit_ops!(@op unsafe $X, BitXor, bitxor, $xor);
+        $crate::soft::word::bit_ops!(@op unsafe $X, BitAnd, bitand, $and);
+        $crate::soft::word::bit_ops!(@op unsafe $X, BitOr, bitor, $or);
+    };
+    ($X:ident: $xor:path, $and:path, $or:path) => {
+        $crate::soft::word::bit_ops!(@op safe $X, BitXor, bitxor, $xor);
+        $crate::soft::word::bit_ops!(@op safe $X, BitAnd, bitand, $and);
+        $crate::soft::word::bit_ops!(@op safe $X, BitOr, bitor, $or);
+    };
+    (@op safe $X:ident, $tr:ident, $m:ident, $f:path) => {
+        impl core::ops::$tr for $X {
+            type Output = $X;
+            #[inline(always)]
+            fn $m(self, o: $X) -> $X {
+                $X($f(self.0, o.0))
+            }
+        }
+    };
+    (@op unsafe $X:ident, $tr:ident, $m:ident, $f:path) => {
+        impl core::ops::$tr for $X {
+            type Output = $X;
+            #[inline(always)]
+            fn $m(self, o: $X) -> $X {
+                // SAFETY: see the macro: `$X` values exist only where the
+                // intrinsic's target features are enabled.
+                $X(unsafe { $f(self.0, o.0) })
+            }
+        }
+    };
+}
+#[allow(unused_imports, reason = "not every architecture has a SIMD word")]
+pub(crate) use bit_ops;
+
 /// One bit plane of a batch of `BLOCKS` AES blocks.
 pub(crate) trait Word:
     Copy
@@ -56,6 +96,29 @@ pub(crate) fn ortho<W: Word>(q: &mut [W; 8]) {
     }
 }
 
+/// The shift, rotation and constant items of [`Word`] for a plain
+/// integer (one lane, the whole word).
+macro_rules! int_word_ops {
+    ($t:ty) => {
+        #[inline(always)]
+        fn splat_const(m: u64) -> Self {
+            m as $t
+        }
+        #[inline(always)]
+        fn shl(self, n: u32) -> Self {
+            self << n
+        }
+        #[inline(always)]
+        fn shr(self, n: u32) -> Self {
+            self >> n
+        }
+        #[inline(always)]
+        fn rotr(self, n: u32) -> Self {
+            self.rotate_right(n)
+        }
+    };
+}
+
 #[inline(always)]
 fn col(b: &[u8; 16], c: usize) -> u32 {
     u32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]])
@@ -68,22 +131,7 @@ fn set_col(b: &mut [u8; 16], c: usize, v: u32) {
 
 impl Word for u32 {
     const LANE_BLOCKS: usize = 2;
-    #[inline(always)]
-    fn splat_const(m: u64) -> Self {
-        m as u32
-    }
-    #[inline(always)]
-    fn shl(self, n: u32) -> Self {
-        self << n
-    }
-    #[inline(always)]
-    fn shr(self, n: u32) -> Self {
-        self >> n
-    }
-    #[inline(always)]
-    fn rotr(self, n: u32) -> Self {
-        self.rotate_right(n)
-    }
+    int_word_ops!(u32);
     /// Word `2c + j` starts as column `c` of block `j`; after `ortho` row `r`
     /// sits in bits `8r..8r+8`, column `c` of block `j` at offset `2c + j`.
     #[inline(always)]
@@ -130,22 +178,7 @@ fn gather(x: u64) -> u32 {
 
 impl Word for u64 {
     const LANE_BLOCKS: usize = 4;
-    #[inline(always)]
-    fn splat_const(m: u64) -> Self {
-        m
-    }
-    #[inline(always)]
-    fn shl(self, n: u32) -> Self {
-        self << n
-    }
-    #[inline(always)]
-    fn shr(self, n: u32) -> Self {
-        self >> n
-    }
-    #[inline(always)]
-    fn rotr(self, n: u32) -> Self {
-        self.rotate_right(n)
-    }
+    int_word_ops!(u64);
     /// Word `4(c & 1) + j` starts as columns `c` and `c + 2` of block `j`,
     /// byte-interleaved; after `ortho` row `r` sits in bits `16r..16r+16`,
     /// column `c` of block `j` at offset `4c + j`.

@@ -29,10 +29,11 @@ use crate::hybrid::wipe_blocks;
 use crate::{
     Block,
     hybrid::{Bitsliced, Policy, X86_POLICY},
+    perm,
     schedule::Schedule,
     soft::{
         bitslice,
-        word::{Word, ortho},
+        word::{Word, bit_ops, ortho},
     },
 };
 use cipher::{
@@ -44,7 +45,7 @@ use cipher::{
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use core::ops::{BitAnd, BitOr, BitXor, Not};
+use core::ops::Not;
 use zeroize::ZeroizeOnDrop;
 
 use super::{Lanes, cpu_avx2, cpu_ssse3};
@@ -81,30 +82,7 @@ macro_rules! reg {
                 $X(unsafe { $zero() })
             }
         }
-        impl BitXor for $X {
-            type Output = $X;
-            #[inline(always)]
-            fn bitxor(self, o: $X) -> $X {
-                // SAFETY: see `Reg`.
-                $X(unsafe { $xor(self.0, o.0) })
-            }
-        }
-        impl BitAnd for $X {
-            type Output = $X;
-            #[inline(always)]
-            fn bitand(self, o: $X) -> $X {
-                // SAFETY: see `Reg`.
-                $X(unsafe { $and(self.0, o.0) })
-            }
-        }
-        impl BitOr for $X {
-            type Output = $X;
-            #[inline(always)]
-            fn bitor(self, o: $X) -> $X {
-                // SAFETY: see `Reg`.
-                $X(unsafe { $or(self.0, o.0) })
-            }
-        }
+        bit_ops!(unsafe $X: $xor, $and, $or);
         impl Not for $X {
             type Output = $X;
             #[inline(always)]
@@ -247,25 +225,14 @@ struct Shuffles<R> {
     rot2: R,
 }
 
-const fn perm(kind: u8) -> [u8; 16] {
-    let mut t = [0u8; 16];
-    let mut p = 0;
-    while p < 16 {
-        let (c, r) = (p / 4, p % 4);
-        t[p] = match kind {
-            // ShiftRows: new (r, c) = old (r, c + r).
-            0 => 4 * ((c + r) % 4) + r,
-            1 => 4 * ((c + 4 - r) % 4) + r,
-            // Row r <- row r + 1 / r + 2 in each column.
-            2 => 4 * c + (r + 1) % 4,
-            _ => 4 * c + (r + 2) % 4,
-        } as u8;
-        p += 1;
-    }
-    t
-}
-
-const PERMS: [[u8; 16]; 4] = [perm(0), perm(1), perm(2), perm(3)];
+/// ShiftRows, InvShiftRows, row `r` <- row `r + 1` / `r + 2` in each
+/// column.
+const PERMS: [[u8; 16]; 4] = [
+    perm::shift_rows(false),
+    perm::shift_rows(true),
+    perm::rotate_rows(1),
+    perm::rotate_rows(2),
+];
 
 impl<R: Reg> Shuffles<R> {
     #[inline(always)]
@@ -293,14 +260,7 @@ fn mix_columns<R: Reg>(q: &mut [R; 8], s: &Shuffles<R>) {
     let r: [R; 8] = core::array::from_fn(|i| q[i].shuf(s.rot1));
     let a: [R; 8] = core::array::from_fn(|i| q[i] ^ r[i]);
     let t: [R; 8] = core::array::from_fn(|i| a[i].shuf(s.rot2));
-    q[0] = a[7] ^ r[0] ^ t[0];
-    q[1] = a[0] ^ a[7] ^ r[1] ^ t[1];
-    q[2] = a[1] ^ r[2] ^ t[2];
-    q[3] = a[2] ^ a[7] ^ r[3] ^ t[3];
-    q[4] = a[3] ^ a[7] ^ r[4] ^ t[4];
-    q[5] = a[4] ^ r[5] ^ t[5];
-    q[6] = a[5] ^ r[6] ^ t[6];
-    q[7] = a[6] ^ r[7] ^ t[7];
+    bitslice::mix_out(q, &r, &a, &t);
 }
 
 /// InvMixColumns = MixColumns o (b_r = a_r + 4 (a_r + a_{r+2})).
@@ -308,26 +268,7 @@ fn mix_columns<R: Reg>(q: &mut [R; 8], s: &Shuffles<R>) {
 fn inv_mix_columns<R: Reg>(q: &mut [R; 8], s: &Shuffles<R>) {
     let u: [R; 8] = core::array::from_fn(|i| q[i] ^ q[i].shuf(s.rot2));
     // 4 u: multiply by x twice (bit planes, reduction by 0x1b).
-    let x2 = [
-        u[7],
-        u[0] ^ u[7],
-        u[1],
-        u[2] ^ u[7],
-        u[3] ^ u[7],
-        u[4],
-        u[5],
-        u[6],
-    ];
-    let x4 = [
-        x2[7],
-        x2[0] ^ x2[7],
-        x2[1],
-        x2[2] ^ x2[7],
-        x2[3] ^ x2[7],
-        x2[4],
-        x2[5],
-        x2[6],
-    ];
+    let x4 = bitslice::xtime(bitslice::xtime(u));
     for i in 0..8 {
         q[i] = q[i] ^ x4[i];
     }
@@ -389,8 +330,26 @@ unsafe fn crypt<R: Reg, const NR: usize>(
     }
 }
 
-/// `n` blocks (a multiple of 8, at most 32) with the widest allowed
-/// registers.
+/// `n` blocks (a multiple of the pass width `8 * R::LANES`) in passes of
+/// [`crypt`].
+///
+/// # Safety
+/// `n` readable / writable blocks; the CPU has `R`'s features.
+#[inline(always)]
+unsafe fn passes<R: Reg, const NR: usize>(
+    rk: &[[u8; 16]; 120],
+    inp: *const u8,
+    out: *mut u8,
+    n: usize,
+    dec: bool,
+) {
+    for s in (0..n).step_by(8 * R::LANES) {
+        // SAFETY: blocks `s..s + 8 * R::LANES` are inside the `n` blocks.
+        unsafe { crypt::<R, NR>(rk, inp.add(16 * s), out.add(16 * s), dec) };
+    }
+}
+
+/// `n` blocks (a multiple of 8, at most 32), 8 per pass.
 ///
 /// # Safety
 /// `n` readable / writable blocks; SSSE3.
@@ -402,10 +361,8 @@ unsafe fn crypt_x128<const NR: usize>(
     n: usize,
     dec: bool,
 ) {
-    for s in (0..n).step_by(8) {
-        // SAFETY: blocks `s..s + 8` are inside the `n` blocks.
-        unsafe { crypt::<X128, NR>(rk, inp.add(16 * s), out.add(16 * s), dec) };
-    }
+    // SAFETY: per the function contract.
+    unsafe { passes::<X128, NR>(rk, inp, out, n, dec) }
 }
 
 /// As [`crypt_x128`], 16 blocks per pass (`n` a multiple of 16); AVX2.
@@ -417,10 +374,8 @@ unsafe fn crypt_x256<const NR: usize>(
     n: usize,
     dec: bool,
 ) {
-    for s in (0..n).step_by(16) {
-        // SAFETY: blocks `s..s + 16` are inside the `n` blocks.
-        unsafe { crypt::<X256, NR>(rk, inp.add(16 * s), out.add(16 * s), dec) };
-    }
+    // SAFETY: per the function contract.
+    unsafe { passes::<X256, NR>(rk, inp, out, n, dec) }
 }
 
 /// As [`crypt_x128`], 32 blocks (`n == 32`); AVX-512F + BW.
@@ -432,7 +387,7 @@ unsafe fn crypt_x512<const NR: usize>(
     dec: bool,
 ) {
     // SAFETY: per the function contract.
-    unsafe { crypt::<X512, NR>(rk, inp, out, dec) }
+    unsafe { passes::<X512, NR>(rk, inp, out, 32, dec) }
 }
 
 /// Bitsliced round keys: 8 planes per round key, and the register width
@@ -555,6 +510,17 @@ fn planes<const NR: usize>(std: &[[u8; 16]; 15], fold: bool, lanes: Lanes) -> Ke
     Key { rk, lanes }
 }
 
+/// [`planes`] of the standard round keys recovered from the vpaes form
+/// (the copy wiped).
+fn from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>, fold: bool) -> Key<NR> {
+    let mut std = [[0u8; 16]; 15];
+    vpaes::standard_enc(k, &mut std);
+    // SAFETY: the token proves SSSE3.
+    let key = unsafe { planes::<NR>(&std, fold, t.lanes) };
+    wipe_blocks(&mut std);
+    key
+}
+
 #[target_feature(enable = "avx2")]
 fn scrub256(a: &mut core::mem::MaybeUninit<crate::hybrid::ScrubArea>) {
     // SAFETY: `__m256i` is 32 bytes of plain data, 32-byte aligned.
@@ -595,21 +561,11 @@ impl Bitsliced<Vpaes> for Bsaes {
     }
 
     fn enc_key_from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
-        let mut std = [[0u8; 16]; 15];
-        vpaes::standard_enc(k, &mut std);
-        // SAFETY: the token proves SSSE3.
-        let key = unsafe { planes::<NR>(&std, true, t.lanes) };
-        wipe_blocks(&mut std);
-        key
+        from_single(t, k, true)
     }
 
     fn dec_key_from_single<const NR: usize>(t: Bsaes, k: &vpaes::Key<NR>) -> Key<NR> {
-        let mut std = [[0u8; 16]; 15];
-        vpaes::standard_enc(k, &mut std);
-        // SAFETY: the token proves SSSE3.
-        let key = unsafe { planes::<NR>(&std, false, t.lanes) };
-        wipe_blocks(&mut std);
-        key
+        from_single(t, k, false)
     }
 
     fn enc_key_from_schedule<const NR: usize>(t: Bsaes, ks: &Schedule<NR>) -> Key<NR> {
