@@ -11,9 +11,9 @@
 //! NH outputs), and on x86_64 the crate picks its AVX2 backend, whose
 //! per-message set-up and `finalize` dominate short inputs (its helpers
 //! call AVX2 intrinsics from functions without `target_feature`, so they
-//! are not inlined): in a profile of 512-byte Adiantum messages the crate's
-//! finalize/carry code took ~60% of the time (`examples/speed.rs`, see
-//! README). On 32-bit targets the crate's portable backend (26-bit limbs,
+//! are not inlined): in profiles of 512-byte Adiantum messages the crate's
+//! finalize/carry code took most of the time (adiantum/PERFORMANCE.md;
+//! `cargo xtask speed -- adiantum` measures it). On 32-bit targets the crate's portable backend (26-bit limbs,
 //! 32x32->64 products, the right choice for 32-bit CPUs) is used: a key
 //! with `s = 0` makes its tag exactly `Poly_K`.
 //!
