@@ -124,7 +124,9 @@ impl<const NR: usize> Schedule<NR> {
         Self::new_with(SoftOps, key)
     }
 
-    /// Expand `key` (`4 * NK` bytes) with `ops`' SubWord.
+    /// Expand `key` (`4 * NK` bytes) with `ops`' SubWord. Inlined, so a
+    /// backend can compile it with its instructions enabled.
+    #[inline(always)]
     pub(crate) fn new_with(ops: impl KeyOps, key: &[u8]) -> Self {
         assert_eq!(key.len(), 4 * Self::NK, "AES key length");
         let nk = Self::NK;
@@ -162,6 +164,7 @@ impl<const NR: usize> Schedule<NR> {
 
     /// [`Self::dec`] with `ops`' InvMixColumns.
     #[allow(dead_code, reason = "used by some backends only")]
+    #[inline(always)]
     pub(crate) fn dec_with(&self, ops: impl KeyOps) -> [[u8; 16]; 15] {
         let mut dec = [[0u8; 16]; 15];
         dec[0] = self.enc[NR];

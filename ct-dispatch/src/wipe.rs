@@ -107,15 +107,29 @@ pub unsafe fn wipe_raw(p: *mut u8, len: usize) {
     compiler_fence(Ordering::SeqCst);
 }
 
-/// Plain stores kept by an empty asm statement that may read them.
-#[cfg(any(
+/// `#[cfg(pred)]` on the first item, `#[cfg(not(pred))]` on the second:
+/// an if/else over targets with the predicate written once.
+macro_rules! cfg_either {
+    (($($pred:tt)*) $yes:item $no:item) => {
+        #[cfg($($pred)*)]
+        $yes
+        #[cfg(not($($pred)*))]
+        $no
+    };
+}
+
+// The targets with inline assembly: plain stores kept by an empty asm
+// statement; the others: volatile stores.
+cfg_either! {
+(any(
     target_arch = "x86",
     target_arch = "x86_64",
     target_arch = "arm",
     target_arch = "aarch64",
     target_arch = "riscv32",
     target_arch = "riscv64"
-))]
+))
+/// Plain stores kept by an empty asm statement that may read them.
 mod stores {
     /// # Safety
     /// `p` is valid for writes of `len` bytes.
@@ -133,14 +147,6 @@ mod stores {
 
 /// Volatile stores: 16 bytes wide, then 8, then single bytes (the loop
 /// bounds are the public length); `[u8; N]` has alignment 1.
-#[cfg(not(any(
-    target_arch = "x86",
-    target_arch = "x86_64",
-    target_arch = "arm",
-    target_arch = "aarch64",
-    target_arch = "riscv32",
-    target_arch = "riscv64"
-)))]
 mod stores {
     /// # Safety
     /// `p` is valid for writes of `len` bytes.
@@ -164,6 +170,7 @@ mod stores {
             }
         }
     }
+}
 }
 
 /// Run `f` in a frame of its own, then zero `N` bytes of the dead stack

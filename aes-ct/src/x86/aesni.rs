@@ -64,19 +64,46 @@ impl<const NR: usize> Key<NR> {
     pub(super) fn new(t: AesNi, ks: &Schedule<NR>) -> Self {
         Key {
             enc: ks.enc,
-            dec: ks.dec_with(t),
+            dec: t.dec_keys(ks),
         }
     }
 }
 
+impl AesNi {
+    /// The standard schedule with SubWord on `aeskeygenassist`: the whole
+    /// loop is compiled with AES-NI enabled, so each SubWord is one inlined
+    /// instruction rather than a call.
+    pub(super) fn schedule<const NR: usize>(self, key: &[u8]) -> Schedule<NR> {
+        // SAFETY: an `AesNi` exists only after the CPU check for AES-NI.
+        unsafe { schedule_aesni(self, key) }
+    }
+
+    /// The equivalent inverse cipher's round keys, InvMixColumns on
+    /// `aesimc` (inlined likewise).
+    pub(super) fn dec_keys<const NR: usize>(self, ks: &Schedule<NR>) -> [[u8; 16]; 15] {
+        // SAFETY: as in `schedule`.
+        unsafe { dec_aesni(self, ks) }
+    }
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn schedule_aesni<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
+    Schedule::new_with(t, key)
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn dec_aesni<const NR: usize>(t: AesNi, ks: &Schedule<NR>) -> [[u8; 16]; 15] {
+    ks.dec_with(t)
+}
+
 /// The schedule's SubWord and InvMixColumns in one instruction each.
 impl KeyOps for AesNi {
-    #[inline]
+    #[inline(always)]
     fn sub_word(self, w: u32) -> u32 {
         // SAFETY: an `AesNi` exists only after the CPU check for AES-NI.
         unsafe { sub_word_aesni(w) }
     }
-    #[inline]
+    #[inline(always)]
     fn inv_mix_columns(self, s: &[u8; 16]) -> [u8; 16] {
         // SAFETY: as in `sub_word`.
         unsafe { inv_mix_aesni(s) }
@@ -114,7 +141,7 @@ impl Engine for AesNi {
     }
 
     fn schedule<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
-        Schedule::new_with(t, key)
+        t.schedule(key)
     }
 
     fn expand<const NR: usize>(t: AesNi, ks: &Schedule<NR>) -> Key<NR> {

@@ -77,7 +77,7 @@ impl Engine for Vaes {
     }
 
     fn schedule<const NR: usize>(t: Vaes, key: &[u8]) -> Schedule<NR> {
-        Schedule::new_with(aesni::AesNi::from_vaes(t), key)
+        aesni::AesNi::from_vaes(t).schedule(key)
     }
 
     fn expand<const NR: usize>(t: Vaes, ks: &Schedule<NR>) -> VKey<NR> {
