@@ -50,9 +50,34 @@ pub(crate) trait Engine {
 
 /// One NH backend's engine type `$engine` and its capability token
 /// `Token`: `token()` hands a token out only when `$check` (the CPU check
-/// that this CPU `$what`) holds. The remaining items complete the [`Engine`] impl
-/// (at least `units`, whose `unsafe` the token justifies).
+/// that this CPU `$what`) holds. A backend with its own ChaCha states it
+/// as `own_chacha(token, state, double_rounds, buf) { body }`, which is
+/// [`Engine::chacha_xor`] with [`Engine::OWN_CHACHA`] set, so the flag and
+/// the code cannot disagree. The remaining items complete the [`Engine`]
+/// impl (at least `units`, whose `unsafe` the token justifies).
 macro_rules! engine {
+    (
+        $(#[$doc:meta])*
+        $engine:ident, $what:literal, $check:expr;
+        own_chacha($t:pat, $state:ident, $rounds:ident, $buf:ident) $chacha:block
+        $($items:tt)*
+    ) => {
+        crate::backend::engine! {
+            $(#[$doc])*
+            $engine, $what, $check;
+
+            const OWN_CHACHA: bool = true;
+
+            fn chacha_xor(
+                $t: Token,
+                $state: &mut [u32; 16],
+                $rounds: usize,
+                $buf: cipher::InOutBuf<'_, '_, u8>,
+            ) -> bool $chacha
+
+            $($items)*
+        }
+    };
     (
         $(#[$doc:meta])*
         $engine:ident, $what:literal, $check:expr;

@@ -52,7 +52,6 @@
 //!   q8-q11  input state rows (q11 = counter/nonce row, counter += 1 per block)
 //!   q12     [1, 0, 0, 0]         q13-q15 rotation / data temporaries
 
-use crate::backend::Engine;
 use crate::nh::NhKey;
 use cipher::InOutBuf;
 use zeroize::Zeroize;
@@ -84,6 +83,51 @@ macro_rules! neon_fn {
     };
 }
 
+/// The two d halves of a q register, as `vmlal.u32` takes its operands
+/// (the registers the NH routine uses as temporaries).
+macro_rules! halves {
+    (q4) => {
+        "d8, d9"
+    };
+    (q5) => {
+        "d10, d11"
+    };
+    (q6) => {
+        "d12, d13"
+    };
+    (q11) => {
+        "d22, d23"
+    };
+    (q12) => {
+        "d24, d25"
+    };
+}
+
+/// NH of one message unit `$m` for the four passes: pass p computes
+/// `$t_p = $m + $k_p` (`vadd.i32`), then one `vmlal.u32` adds
+/// `$t_p.lo * $t_p.hi` into the pass sums `q<p>`. A temporary may be a key
+/// register that is dead after its own pass's add.
+macro_rules! nh_unit {
+    (
+        $m:ident;
+        $k0:ident, $k1:ident, $k2:ident, $k3:ident;
+        $t0:ident, $t1:ident, $t2:ident, $t3:ident
+    ) => {
+        concat!(
+            nh_unit!(@pass q0, $m, $k0, $t0),
+            nh_unit!(@pass q1, $m, $k1, $t1),
+            nh_unit!(@pass q2, $m, $k2, $t2),
+            nh_unit!(@pass q3, $m, $k3, $t3),
+        )
+    };
+    (@pass $acc:ident, $m:ident, $k:ident, $t:ident) => {
+        concat!(
+            "    vadd.i32    ", stringify!($t), ", ", stringify!($m), ", ", stringify!($k), "\n",
+            "    vmlal.u32   ", stringify!($acc), ", ", halves!($t), "\n",
+        )
+    };
+}
+
 core::arch::global_asm!(
     neon_fn!("adiantum_ct_nh_neon_armv7"),
     "    vpush       {{d8-d15}}",
@@ -102,41 +146,13 @@ core::arch::global_asm!(
     "    vld1.8      {{d24-d27}}, [r1]!", // q12 = M0, q13 = M1
     "    vld1.8      {{d28-d31}}, [r1]!", // q14 = M2, q15 = M3
     // unit 0: M0 with K0..K3
-    "    vadd.i32    q11, q12, q4",
-    "    vmlal.u32   q0, d22, d23",
-    "    vadd.i32    q4, q12, q5",
-    "    vmlal.u32   q1, d8, d9",
-    "    vadd.i32    q11, q12, q6",
-    "    vmlal.u32   q2, d22, d23",
-    "    vadd.i32    q4, q12, q7",
-    "    vmlal.u32   q3, d8, d9",
+    nh_unit!(q12; q4, q5, q6, q7; q11, q4, q11, q4),
     // unit 1: M1 with K1..K4 (q12 free)
-    "    vadd.i32    q11, q13, q5",
-    "    vmlal.u32   q0, d22, d23",
-    "    vadd.i32    q12, q13, q6",
-    "    vmlal.u32   q1, d24, d25",
-    "    vadd.i32    q11, q13, q7",
-    "    vmlal.u32   q2, d22, d23",
-    "    vadd.i32    q12, q13, q8",
-    "    vmlal.u32   q3, d24, d25",
+    nh_unit!(q13; q5, q6, q7, q8; q11, q12, q11, q12),
     // unit 2: M2 with K2..K5 (q5 free)
-    "    vadd.i32    q11, q14, q6",
-    "    vmlal.u32   q0, d22, d23",
-    "    vadd.i32    q5, q14, q7",
-    "    vmlal.u32   q1, d10, d11",
-    "    vadd.i32    q11, q14, q8",
-    "    vmlal.u32   q2, d22, d23",
-    "    vadd.i32    q5, q14, q9",
-    "    vmlal.u32   q3, d10, d11",
+    nh_unit!(q14; q6, q7, q8, q9; q11, q5, q11, q5),
     // unit 3: M3 with K3..K6 (q6 free)
-    "    vadd.i32    q11, q15, q7",
-    "    vmlal.u32   q0, d22, d23",
-    "    vadd.i32    q6, q15, q8",
-    "    vmlal.u32   q1, d12, d13",
-    "    vadd.i32    q11, q15, q9",
-    "    vmlal.u32   q2, d22, d23",
-    "    vadd.i32    q6, q15, q10",
-    "    vmlal.u32   q3, d12, d13",
+    nh_unit!(q15; q7, q8, q9, q10; q11, q6, q11, q6),
     "    subs        r2, r2, #4",
     "    bhs         1b",
     "3:",
@@ -148,14 +164,7 @@ core::arch::global_asm!(
     "    vld1.32     {{d8-d11}}, [r0]",  // q4 = K0, q5 = K1
     "    vld1.32     {{d12-d15}}, [ip]", // q6 = K2, q7 = K3
     "    add         r0, r0, #16",
-    "    vadd.i32    q11, q12, q4",
-    "    vmlal.u32   q0, d22, d23",
-    "    vadd.i32    q4, q12, q5",
-    "    vmlal.u32   q1, d8, d9",
-    "    vadd.i32    q5, q12, q6",
-    "    vmlal.u32   q2, d10, d11",
-    "    vadd.i32    q6, q12, q7",
-    "    vmlal.u32   q3, d12, d13",
+    nh_unit!(q12; q4, q5, q6, q7; q11, q4, q5, q6),
     "    subs        r2, r2, #1",
     "    bne         4b",
     "5:",
@@ -268,20 +277,26 @@ unsafe extern "C" {
     fn adiantum_ct_nh_neon_armv7(key: *const u32, msg: *const u8, units: usize, out: *mut u64);
 }
 
-/// The armv7 NEON assembly NH engine.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct NeonAsm;
+crate::backend::engine! {
+    /// The armv7 NEON assembly NH engine.
+    NeonAsm, "has NEON", ct_dispatch::arm::has_neon();
 
-/// Proof that this CPU has NEON (only [`NeonAsm::token`] makes one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Token(());
-
-impl Engine for NeonAsm {
-    type Token = Token;
-    const OWN_CHACHA: bool = true;
-
-    fn token() -> Option<Token> {
-        ct_dispatch::arm::has_neon().then_some(Token(()))
+    own_chacha(t, state, double_rounds, buf) {
+        // Anything else would not be ChaCha8/12/20 (and the routine needs
+        // at least one double round).
+        if !matches!(double_rounds, 4 | 6 | 10) {
+            return false;
+        }
+        let whole = buf.len() - buf.len() % 64;
+        let (head, mut tail) = buf.split_at(whole);
+        chacha_whole_blocks(t, state, double_rounds, head);
+        if !tail.is_empty() {
+            let mut ks = [0u8; 64];
+            chacha_whole_blocks(t, state, double_rounds, InOutBuf::from(&mut ks[..]));
+            tail.xor_in2out(&ks[..tail.len()]);
+            ks.zeroize();
+        }
+        true
     }
 
     #[inline]
@@ -301,29 +316,6 @@ impl Engine for NeonAsm {
             lanes[4].wrapping_add(lanes[5]),
             lanes[6].wrapping_add(lanes[7]),
         ]
-    }
-
-    fn chacha_xor(
-        t: Token,
-        state: &mut [u32; 16],
-        double_rounds: usize,
-        buf: InOutBuf<'_, '_, u8>,
-    ) -> bool {
-        // Anything else would not be ChaCha8/12/20 (and the routine needs
-        // at least one double round).
-        if !matches!(double_rounds, 4 | 6 | 10) {
-            return false;
-        }
-        let whole = buf.len() - buf.len() % 64;
-        let (head, mut tail) = buf.split_at(whole);
-        chacha_whole_blocks(t, state, double_rounds, head);
-        if !tail.is_empty() {
-            let mut ks = [0u8; 64];
-            chacha_whole_blocks(t, state, double_rounds, InOutBuf::from(&mut ks[..]));
-            tail.xor_in2out(&ks[..tail.len()]);
-            ks.zeroize();
-        }
-        true
     }
 }
 

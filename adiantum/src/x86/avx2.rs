@@ -43,14 +43,7 @@ crate::backend::engine! {
     /// The AVX2 NH engine.
     Avx2, "has AVX2", avx2_cpuid::get();
 
-    const OWN_CHACHA: bool = true;
-
-    fn chacha_xor(
-        _: Token,
-        state: &mut [u32; 16],
-        double_rounds: usize,
-        buf: InOutBuf<'_, '_, u8>,
-    ) -> bool {
+    own_chacha(_, state, double_rounds, buf) {
         // SAFETY: the token exists only if the CPU has AVX2.
         unsafe { chacha_xor_avx2(state, double_rounds, buf) };
         true
