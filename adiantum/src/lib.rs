@@ -215,6 +215,22 @@ impl<S: StreamVariant, H: HashVariant> KeyInit for Hbsh<S, H> {
     }
 }
 
+/// The public sector methods of `Hbsh`: `$name(buf, $size, $first)`
+/// encrypts (`$encrypt` true) or decrypts every sector of `buf`, sector `i`
+/// with the tweak of number `$first + i * $step` (`$step` may read `$size`,
+/// and refuse it with an error before anything is touched).
+macro_rules! sector_methods {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($size:ident, $first:ident), step $step:expr, encrypt $encrypt:literal;
+    )*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self, buf: &mut [u8], $size: usize, $first: u64) -> Result<(), Error> {
+            self.sectors(buf, $size, $first, $step, $encrypt)
+        }
+    )*};
+}
+
 impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
     /// Make a key that uses `backend`, or fail if this build or CPU cannot
     /// run it. The backend runs NH (Adiantum only) and, where it has its own
@@ -277,119 +293,95 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         Ok(())
     }
 
-    fn encrypt_inout(&self, tweak: &[u8], buf: InOutBuf<'_, '_, u8>) -> Result<(), Error> {
+    /// HBSH in either direction: the two are mirror images. With `X` the
+    /// input and `Y` the output,
+    ///
+    /// ```text
+    /// X_M = X_R + H(T, X_L)
+    /// Y_M = E(X_M) if ENCRYPT, else D(X_M)
+    /// Y_L = X_L xor S(C_M)      (C_M: Y_M if ENCRYPT, else X_M)
+    /// Y_R = Y_M - H(T, Y_L)
+    /// ```
+    ///
+    /// `ENCRYPT` is a const parameter, so each direction is its own code
+    /// with no test of it.
+    fn hbsh<const ENCRYPT: bool>(
+        &self,
+        tweak: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> Result<(), Error> {
         let n = buf.len();
         self.check(tweak, n)?;
         let (mut left, mut right) = buf.split_at(n - MIN_MESSAGE);
         let prefix = H::prefix(&self.hash, tweak, n - MIN_MESSAGE);
-        let pr = le128(right.get_in());
-        let mut pm = Array::from(
-            pr.wrapping_add(H::hash(&self.hash, &prefix, left.get_in()))
+        let xr = le128(right.get_in());
+        // `m` goes from `X_M` to `Y_M`.
+        let mut m = Array::from(
+            xr.wrapping_add(H::hash(&self.hash, &prefix, left.get_in()))
                 .to_le_bytes(),
         );
-        self.aes.encrypt_block(&mut pm);
+        if ENCRYPT {
+            self.aes.encrypt_block(&mut m);
+        }
+        // `C_M`: the block cipher's output when encrypting, its input when
+        // decrypting.
         let mut cm = [0u8; 16];
-        cm.copy_from_slice(&pm);
+        cm.copy_from_slice(&m);
         stream::xor::<S>(&self.stream_key, &cm, left.reborrow(), self.nh)
             .map_err(|_| Error::MessageTooLong(n))?;
-        let cr = le128(&cm).wrapping_sub(H::hash(&self.hash, &prefix, left.get_out()));
-        right.get_out().copy_from_slice(&cr.to_le_bytes());
-        pm.zeroize();
-        cm.zeroize();
-        Ok(())
-    }
-
-    fn decrypt_inout(&self, tweak: &[u8], buf: InOutBuf<'_, '_, u8>) -> Result<(), Error> {
-        let n = buf.len();
-        self.check(tweak, n)?;
-        let (mut left, mut right) = buf.split_at(n - MIN_MESSAGE);
-        let prefix = H::prefix(&self.hash, tweak, n - MIN_MESSAGE);
-        let cr = le128(right.get_in());
-        let mut cm = cr
-            .wrapping_add(H::hash(&self.hash, &prefix, left.get_in()))
-            .to_le_bytes();
-        stream::xor::<S>(&self.stream_key, &cm, left.reborrow(), self.nh)
-            .map_err(|_| Error::MessageTooLong(n))?;
-        let mut pm = Array::from(cm);
-        self.aes.decrypt_block(&mut pm);
-        let pr = le128(&pm).wrapping_sub(H::hash(&self.hash, &prefix, left.get_out()));
-        right.get_out().copy_from_slice(&pr.to_le_bytes());
-        pm.zeroize();
+        if !ENCRYPT {
+            self.aes.decrypt_block(&mut m);
+        }
+        let yr = le128(&m).wrapping_sub(H::hash(&self.hash, &prefix, left.get_out()));
+        right.get_out().copy_from_slice(&yr.to_le_bytes());
+        m.zeroize();
         cm.zeroize();
         Ok(())
     }
 
     /// Encrypts `buf` (at least 16 bytes) in place under `tweak`.
     pub fn encrypt(&self, tweak: &[u8], buf: &mut [u8]) -> Result<(), Error> {
-        self.encrypt_inout(tweak, InOutBuf::from(buf))
+        self.hbsh::<true>(tweak, InOutBuf::from(buf))
     }
 
     /// Decrypts `buf` (at least 16 bytes) in place under `tweak`.
     pub fn decrypt(&self, tweak: &[u8], buf: &mut [u8]) -> Result<(), Error> {
-        self.decrypt_inout(tweak, InOutBuf::from(buf))
+        self.hbsh::<false>(tweak, InOutBuf::from(buf))
     }
 
     /// Encrypts `input` into `output` (same length, at least 16 bytes).
     pub fn encrypt_to(&self, tweak: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), Error> {
-        self.encrypt_inout(tweak, in_out(input, output)?)
+        self.hbsh::<true>(tweak, in_out(input, output)?)
     }
 
     /// Decrypts `input` into `output` (same length, at least 16 bytes).
     pub fn decrypt_to(&self, tweak: &[u8], input: &[u8], output: &mut [u8]) -> Result<(), Error> {
-        self.decrypt_inout(tweak, in_out(input, output)?)
+        self.hbsh::<false>(tweak, in_out(input, output)?)
     }
 
-    /// Encrypts `buf`, a run of `sector_size`-byte sectors, in place; sector
-    /// `i` of the buffer uses the tweak of sector number `first_sector + i`
-    /// in dm-crypt's `plain64` form (see [`sector_tweak`]).
-    ///
-    /// This is dm-crypt with 512-byte sectors, or with larger sectors and
-    /// the `iv_large_sectors` option (IVs counted in `sector_size` units).
-    /// dm-crypt's default for larger sectors counts IVs in 512-byte units:
-    /// use [`Self::encrypt_sectors_512`] for that.
-    pub fn encrypt_sectors(
-        &self,
-        buf: &mut [u8],
-        sector_size: usize,
-        first_sector: u64,
-    ) -> Result<(), Error> {
-        self.sectors(buf, sector_size, first_sector, 1, true)
-    }
+    sector_methods! {
+        /// Encrypts `buf`, a run of `sector_size`-byte sectors, in place; sector
+        /// `i` of the buffer uses the tweak of sector number `first_sector + i`
+        /// in dm-crypt's `plain64` form (see [`sector_tweak`]).
+        ///
+        /// This is dm-crypt with 512-byte sectors, or with larger sectors and
+        /// the `iv_large_sectors` option (IVs counted in `sector_size` units).
+        /// dm-crypt's default for larger sectors counts IVs in 512-byte units:
+        /// use [`Self::encrypt_sectors_512`] for that.
+        encrypt_sectors(sector_size, first_sector), step 1, encrypt true;
 
-    /// Decrypts what [`Self::encrypt_sectors`] encrypted.
-    pub fn decrypt_sectors(
-        &self,
-        buf: &mut [u8],
-        sector_size: usize,
-        first_sector: u64,
-    ) -> Result<(), Error> {
-        self.sectors(buf, sector_size, first_sector, 1, false)
-    }
+        /// Decrypts what [`Self::encrypt_sectors`] encrypted.
+        decrypt_sectors(sector_size, first_sector), step 1, encrypt false;
 
-    /// As [`Self::encrypt_sectors`], but with sector numbers counted in
-    /// 512-byte units, dm-crypt's default when `sector_size` > 512 (without
-    /// `iv_large_sectors`): sector `i` of the buffer uses number
-    /// `first_sector_512 + i * sector_size / 512`. `sector_size` must be a
-    /// multiple of 512.
-    pub fn encrypt_sectors_512(
-        &self,
-        buf: &mut [u8],
-        sector_size: usize,
-        first_sector_512: u64,
-    ) -> Result<(), Error> {
-        let step = step_512(sector_size)?;
-        self.sectors(buf, sector_size, first_sector_512, step, true)
-    }
+        /// As [`Self::encrypt_sectors`], but with sector numbers counted in
+        /// 512-byte units, dm-crypt's default when `sector_size` > 512 (without
+        /// `iv_large_sectors`): sector `i` of the buffer uses number
+        /// `first_sector_512 + i * sector_size / 512`. `sector_size` must be a
+        /// multiple of 512.
+        encrypt_sectors_512(sector_size, first_sector_512), step step_512(sector_size)?, encrypt true;
 
-    /// Decrypts what [`Self::encrypt_sectors_512`] encrypted.
-    pub fn decrypt_sectors_512(
-        &self,
-        buf: &mut [u8],
-        sector_size: usize,
-        first_sector_512: u64,
-    ) -> Result<(), Error> {
-        let step = step_512(sector_size)?;
-        self.sectors(buf, sector_size, first_sector_512, step, false)
+        /// Decrypts what [`Self::encrypt_sectors_512`] encrypted.
+        decrypt_sectors_512(sector_size, first_sector_512), step step_512(sector_size)?, encrypt false;
     }
 
     fn sectors(
@@ -398,7 +390,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         size: usize,
         first: u64,
         step: u64,
-        enc: bool,
+        encrypt: bool,
     ) -> Result<(), Error> {
         if size < MIN_MESSAGE || (size - MIN_MESSAGE) as u64 > stream::MAX_BULK {
             return Err(Error::BadSectorSize(size));
@@ -412,7 +404,7 @@ impl<S: StreamVariant, H: HashVariant> Hbsh<S, H> {
         let mut number = first;
         for sector in buf.chunks_exact_mut(size) {
             let tweak = sector_tweak(number);
-            if enc {
+            if encrypt {
                 self.encrypt(&tweak, sector)?;
             } else {
                 self.decrypt(&tweak, sector)?;
@@ -471,15 +463,10 @@ pub mod hazmat {
         key: &[u8; 1088],
         msg: &[u8],
     ) -> Result<[u8; 16], UnsupportedBackend> {
-        let nh = Nh::new(backend)?;
-        let mut nk = [0u8; 1072];
-        nk.copy_from_slice(&key[16..]);
-        let h = hash::nh_poly1305(
-            &poly::PolyKey::new(&key[..16]),
-            nh,
-            &nh::NhKey::from_bytes(&nk),
-            msg,
-        );
+        // The NH key straight from `key`: `NhKey` is its one copy, wiped on drop.
+        let nk = nh::NhKey::from_bytes(key[16..].try_into().expect("1072 bytes"));
+        let r = poly::PolyKey::new(&key[..16]);
+        let h = hash::nh_poly1305(&r, Nh::new(backend)?, &nk, msg);
         Ok(h.to_le_bytes())
     }
 

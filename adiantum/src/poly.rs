@@ -22,9 +22,23 @@
 
 pub(crate) use imp::{PolyKey, PolyState};
 
+/// `Debug` for key and state types that prints only the type's name, never
+/// the key or hash state.
+macro_rules! opaque_debug {
+    ($($t:ident),*) => {$(
+        impl core::fmt::Debug for $t {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(concat!(stringify!($t), " { .. }"))
+            }
+        }
+    )*};
+}
+
 #[cfg(target_pointer_width = "64")]
 mod imp {
     use zeroize::Zeroize;
+
+    opaque_debug!(PolyKey, PolyState);
 
     const M44: u64 = (1 << 44) - 1;
     const M42: u64 = (1 << 42) - 1;
@@ -40,12 +54,6 @@ mod imp {
     pub struct PolyKey {
         r: [u64; 3],
         s: [u64; 2],
-    }
-
-    impl core::fmt::Debug for PolyKey {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("PolyKey { .. }")
-        }
     }
 
     impl Drop for PolyKey {
@@ -85,12 +93,6 @@ mod imp {
     pub struct PolyState {
         key: PolyKey,
         h: [u64; 3],
-    }
-
-    impl core::fmt::Debug for PolyState {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("PolyState { .. }")
-        }
     }
 
     impl Drop for PolyState {
@@ -185,15 +187,11 @@ mod imp {
     use poly1305::{Block, Poly1305, universal_hash::KeyInit, universal_hash::UniversalHash};
     use zeroize::Zeroize;
 
+    opaque_debug!(PolyKey, PolyState);
+
     /// A Poly1305 hash key `r` (clamped by the crate), ready to clone.
     #[derive(Clone)]
     pub struct PolyKey(Poly1305);
-
-    impl core::fmt::Debug for PolyKey {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("PolyKey { .. }")
-        }
-    }
 
     impl PolyKey {
         pub(crate) fn new(r: &[u8]) -> Self {
@@ -214,12 +212,6 @@ mod imp {
     /// A running `Poly_K` computation (wiped on drop by the crate).
     #[derive(Clone)]
     pub struct PolyState(Poly1305);
-
-    impl core::fmt::Debug for PolyState {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("PolyState { .. }")
-        }
-    }
 
     impl PolyState {
         /// Absorbs whole 16-byte blocks; a trailing partial block is ignored.
