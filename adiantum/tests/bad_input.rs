@@ -97,43 +97,42 @@ fn adiantum_accepts_long_tweaks() {
     assert_eq!(buf, [0u8; 48]);
 }
 
+/// A sector method of `Adiantum`.
+type SectorOp = fn(&Adiantum, &mut [u8], usize, u64) -> Result<(), Error>;
+
 #[test]
 fn bad_sectors() {
     let c = Adiantum::new(&[5u8; 32].into());
     let mut buf = vec![0x11u8; 4096 * 2 + 512];
-    assert_eq!(
-        c.encrypt_sectors(&mut buf, 4096, 0),
-        Err(Error::NotWholeSectors {
-            len: 4096 * 2 + 512,
-            sector_size: 4096
-        })
-    );
-    assert_eq!(
-        c.decrypt_sectors(&mut buf, 4096, 0),
-        Err(Error::NotWholeSectors {
-            len: 4096 * 2 + 512,
-            sector_size: 4096
-        })
-    );
-    for size in [0usize, 1, 15] {
+    // Sizes each method refuses: below 16 bytes, and for the 512-unit
+    // numbering anything that is not a multiple of 512.
+    let plain = [0usize, 1, 15];
+    let units = [0usize, 1, 15, 16, 1000, 4095];
+    for (name, op, bad_sizes) in [
+        (
+            "encrypt_sectors",
+            Adiantum::encrypt_sectors as SectorOp,
+            &plain[..],
+        ),
+        ("decrypt_sectors", Adiantum::decrypt_sectors, &plain),
+        ("encrypt_sectors_512", Adiantum::encrypt_sectors_512, &units),
+        ("decrypt_sectors_512", Adiantum::decrypt_sectors_512, &units),
+    ] {
         assert_eq!(
-            c.encrypt_sectors(&mut buf, size, 0),
-            Err(Error::BadSectorSize(size))
+            op(&c, &mut buf, 4096, 0),
+            Err(Error::NotWholeSectors {
+                len: 4096 * 2 + 512,
+                sector_size: 4096
+            }),
+            "{name}"
         );
-        assert_eq!(
-            c.decrypt_sectors(&mut buf, size, 0),
-            Err(Error::BadSectorSize(size))
-        );
-    }
-    for size in [0usize, 16, 1000, 4095] {
-        assert_eq!(
-            c.encrypt_sectors_512(&mut buf, size, 0),
-            Err(Error::BadSectorSize(size))
-        );
-        assert_eq!(
-            c.decrypt_sectors_512(&mut buf, size, 0),
-            Err(Error::BadSectorSize(size))
-        );
+        for &size in bad_sizes {
+            assert_eq!(
+                op(&c, &mut buf, size, 0),
+                Err(Error::BadSectorSize(size)),
+                "{name}, sector size {size}"
+            );
+        }
     }
     assert!(buf.iter().all(|&b| b == 0x11), "buffer touched");
     // An empty buffer is zero whole sectors: nothing to do.

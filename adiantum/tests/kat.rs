@@ -7,8 +7,8 @@
 
 use adiantum_ct::{
     Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
-    HPolyCXChaCha20, HashVariant, Hbsh, NhPoly1305, Poly1305Hash, StreamVariant, XChaCha8,
-    XChaCha12, XChaCha20, hazmat,
+    HPolyCXChaCha20, HashVariant, Hbsh, NhPoly1305, Poly1305Hash, StreamVariant,
+    UnsupportedBackend, XChaCha8, XChaCha12, XChaCha20, hazmat,
 };
 use cipher::KeyInit;
 use serde_json::Value;
@@ -93,111 +93,91 @@ fn every_backend<S: StreamVariant, H: HashVariant>(key: &[u8; 32]) -> Vec<Hbsh<S
     v
 }
 
-#[test]
-fn adiantum_xchacha12() {
-    run_file(
-        include_str!("data/Adiantum_XChaCha12_32_AES256.json"),
-        "Adiantum",
-        12,
-        every_backend::<XChaCha12, NhPoly1305>,
-    );
-    // The default type is the same construction.
-    let _: Adiantum = Adiantum::new(&[0u8; 32].into());
+/// One test per file of the authors' Adiantum/HPolyC vectors:
+/// `$test: $alias = $cipher($stream, $rounds, $hash)` runs
+/// `data/<$cipher>_XChaCha<$rounds>_32_AES256.json` on every backend with
+/// `Hbsh<$stream, $hash>`, which the alias `$alias` must name.
+macro_rules! kat_files {
+    ($($test:ident: $alias:ident = $cipher:literal($s:ident, $rounds:literal, $h:ident);)*) => {$(
+        #[test]
+        fn $test() {
+            run_file(
+                include_str!(concat!("data/", $cipher, "_XChaCha", $rounds, "_32_AES256.json")),
+                $cipher,
+                $rounds,
+                every_backend::<$s, $h>,
+            );
+            // The alias is this construction.
+            let _: Hbsh<$s, $h> = $alias::new(&[0u8; 32].into());
+        }
+    )*};
 }
 
-#[test]
-fn adiantum_xchacha20() {
-    run_file(
-        include_str!("data/Adiantum_XChaCha20_32_AES256.json"),
-        "Adiantum",
-        20,
-        every_backend::<XChaCha20, NhPoly1305>,
-    );
-    let _: AdiantumXChaCha20 = AdiantumXChaCha20::new(&[0u8; 32].into());
+kat_files! {
+    adiantum_xchacha12: Adiantum = "Adiantum"(XChaCha12, 12, NhPoly1305);
+    adiantum_xchacha20: AdiantumXChaCha20 = "Adiantum"(XChaCha20, 20, NhPoly1305);
+    adiantum_xchacha8: AdiantumXChaCha8 = "Adiantum"(XChaCha8, 8, NhPoly1305);
+    hpolyc_xchacha12: HPolyC = "HPolyC"(XChaCha12, 12, Poly1305Hash);
+    hpolyc_xchacha20: HPolyCXChaCha20 = "HPolyC"(XChaCha20, 20, Poly1305Hash);
+    hpolyc_xchacha8: HPolyCXChaCha8 = "HPolyC"(XChaCha8, 8, Poly1305Hash);
 }
 
-#[test]
-fn adiantum_xchacha8() {
-    run_file(
-        include_str!("data/Adiantum_XChaCha8_32_AES256.json"),
-        "Adiantum",
-        8,
-        every_backend::<XChaCha8, NhPoly1305>,
-    );
-    let _: AdiantumXChaCha8 = AdiantumXChaCha8::new(&[0u8; 32].into());
-}
+/// `hazmat::nh` or `hazmat::nhpoly1305`: a `K`-byte key, an `O`-byte hash.
+type HashFn<const K: usize, const O: usize> =
+    fn(Backend, &[u8; K], &[u8]) -> Result<[u8; O], UnsupportedBackend>;
 
-#[test]
-fn hpolyc_xchacha12() {
-    let _: HPolyC = HPolyC::new(&[0u8; 32].into());
-    run_file(
-        include_str!("data/HPolyC_XChaCha12_32_AES256.json"),
-        "HPolyC",
-        12,
-        every_backend::<XChaCha12, Poly1305Hash>,
-    );
-}
-
-#[test]
-fn hpolyc_xchacha20() {
-    let _: HPolyCXChaCha20 = HPolyCXChaCha20::new(&[0u8; 32].into());
-    run_file(
-        include_str!("data/HPolyC_XChaCha20_32_AES256.json"),
-        "HPolyC",
-        20,
-        every_backend::<XChaCha20, Poly1305Hash>,
-    );
-}
-
-#[test]
-fn hpolyc_xchacha8() {
-    let _: HPolyCXChaCha8 = HPolyCXChaCha8::new(&[0u8; 32].into());
-    run_file(
-        include_str!("data/HPolyC_XChaCha8_32_AES256.json"),
-        "HPolyC",
-        8,
-        every_backend::<XChaCha8, Poly1305Hash>,
+/// Runs a file of NH-family vectors (`count` of them, whose message lengths
+/// are exactly `lens`) through `hash` with a `K`-byte key on every
+/// available backend.
+fn hash_file<const K: usize, const O: usize>(
+    json: &str,
+    name: &str,
+    count: usize,
+    lens: &[usize],
+    hash: HashFn<K, O>,
+) {
+    let vs = vectors(json);
+    assert_eq!(vs.len(), count, "vector count in {name}");
+    let mut seen = BTreeSet::new();
+    for v in &vs {
+        let key: [u8; K] = hx(&v["input"]["key_hex"])
+            .try_into()
+            .unwrap_or_else(|_| panic!("{K}-byte key in {name}"));
+        let msg = hx(&v["input"]["message_hex"]);
+        seen.insert(msg.len());
+        let want = hx(&v["hash_hex"]);
+        for b in Backend::available() {
+            let got = hash(b, &key, &msg).expect("available backend");
+            assert_eq!(got.to_vec(), want, "{name} on {b}, {} bytes", msg.len());
+        }
+    }
+    assert_eq!(
+        seen,
+        BTreeSet::from_iter(lens.iter().copied()),
+        "message lengths in {name}"
     );
 }
 
 #[test]
 fn nh() {
-    let vs = vectors(include_str!("data/NH.json"));
-    assert_eq!(vs.len(), 15);
-    let mut lens = BTreeSet::new();
-    for v in &vs {
-        let key: [u8; 1072] = hx(&v["input"]["key_hex"])
-            .try_into()
-            .expect("1072-byte key");
-        let msg = hx(&v["input"]["message_hex"]);
-        lens.insert(msg.len());
-        let want = hx(&v["hash_hex"]);
-        for b in Backend::available() {
-            let got = hazmat::nh(b, &key, &msg).expect("available backend");
-            assert_eq!(got.to_vec(), want, "NH on {b}, {} bytes", msg.len());
-        }
-    }
-    assert_eq!(lens, BTreeSet::from([16, 1008, 1024]));
+    hash_file(
+        include_str!("data/NH.json"),
+        "NH",
+        15,
+        &[16, 1008, 1024],
+        hazmat::nh,
+    );
 }
 
 #[test]
 fn nhpoly1305() {
-    let vs = vectors(include_str!("data/NHPoly1305.json"));
-    assert_eq!(vs.len(), 30);
-    let mut lens = BTreeSet::new();
-    for v in &vs {
-        let key: [u8; 1088] = hx(&v["input"]["key_hex"])
-            .try_into()
-            .expect("1088-byte key");
-        let msg = hx(&v["input"]["message_hex"]);
-        lens.insert(msg.len());
-        let want = hx(&v["hash_hex"]);
-        for b in Backend::available() {
-            let got = hazmat::nhpoly1305(b, &key, &msg).expect("available backend");
-            assert_eq!(got.to_vec(), want, "NHPoly1305 on {b}, {} bytes", msg.len());
-        }
-    }
-    assert_eq!(lens, BTreeSet::from([0, 16, 19, 1024, 1040, 2048]));
+    hash_file(
+        include_str!("data/NHPoly1305.json"),
+        "NHPoly1305",
+        30,
+        &[0, 16, 19, 1024, 1040, 2048],
+        hazmat::nhpoly1305,
+    );
 }
 
 #[test]

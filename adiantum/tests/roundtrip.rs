@@ -7,7 +7,7 @@
 mod common;
 
 use adiantum_ct::{
-    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
+    Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, Error, HPolyC, HPolyCXChaCha8,
     HPolyCXChaCha20, HashVariant, Hbsh, StreamVariant, sector_tweak,
 };
 use cipher::KeyInit;
@@ -34,6 +34,12 @@ fn lengths() -> Vec<usize> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// A key of type `C` (a variant alias) from the next 32 bytes of `rng`,
+/// on the detected backend.
+fn fresh<C: KeyInit>(rng: &mut Rng) -> C {
+    C::new_from_slice(&rng.array::<32>()).expect("32-byte key")
 }
 
 fn roundtrip<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>, rng: &mut Rng, lens: &[usize]) {
@@ -80,31 +86,11 @@ fn roundtrip_other_variants() {
         .into_iter()
         .filter(|n| *n <= 48 || n % 97 == 0 || *n >= 4095)
         .collect();
-    roundtrip(
-        &AdiantumXChaCha20::new(&rng.array::<32>().into()),
-        &mut rng,
-        &lens,
-    );
-    roundtrip(
-        &AdiantumXChaCha8::new(&rng.array::<32>().into()),
-        &mut rng,
-        &lens,
-    );
-    roundtrip(
-        &HPolyC::new(&rng.array::<32>().into()),
-        &mut rng,
-        &lengths(),
-    );
-    roundtrip(
-        &HPolyCXChaCha20::new(&rng.array::<32>().into()),
-        &mut rng,
-        &lens,
-    );
-    roundtrip(
-        &HPolyCXChaCha8::new(&rng.array::<32>().into()),
-        &mut rng,
-        &lens,
-    );
+    roundtrip(&fresh::<AdiantumXChaCha20>(&mut rng), &mut rng, &lens);
+    roundtrip(&fresh::<AdiantumXChaCha8>(&mut rng), &mut rng, &lens);
+    roundtrip(&fresh::<HPolyC>(&mut rng), &mut rng, &lengths());
+    roundtrip(&fresh::<HPolyCXChaCha20>(&mut rng), &mut rng, &lens);
+    roundtrip(&fresh::<HPolyCXChaCha8>(&mut rng), &mut rng, &lens);
 }
 
 /// Number of whole 16-byte blocks that differ (plus the final 16 bytes,
@@ -125,6 +111,9 @@ fn changed_blocks(a: &[u8], b: &[u8]) -> (usize, usize) {
     (changed, total)
 }
 
+/// `Hbsh::encrypt` or `Hbsh::decrypt`.
+type Op<S, H> = fn(&Hbsh<S, H>, &[u8], &mut [u8]) -> Result<(), Error>;
+
 fn wide_block<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>, rng: &mut Rng) {
     for n in [16usize, 17, 31, 32, 48, 100, 512, 1040, 4096] {
         let tweak = rng.bytes(32);
@@ -138,23 +127,21 @@ fn wide_block<S: StreamVariant, H: HashVariant>(c: &Hbsh<S, H>, rng: &mut Rng) {
             bits.push(rng.range(0, 8 * n - 1));
         }
         for bit in bits {
-            let mut p2 = pt.clone();
-            p2[bit / 8] ^= 1 << (bit % 8);
-            c.encrypt(&tweak, &mut p2).expect("encrypt");
-            let (changed, total) = changed_blocks(&ct, &p2);
-            assert_eq!(
-                changed, total,
-                "encrypt: flipping bit {bit} of {n} bytes left a block unchanged"
-            );
-            // And the other way: a flipped ciphertext bit garbles all plaintext.
-            let mut c2 = ct.clone();
-            c2[bit / 8] ^= 1 << (bit % 8);
-            c.decrypt(&tweak, &mut c2).expect("decrypt");
-            let (changed, total) = changed_blocks(&pt, &c2);
-            assert_eq!(
-                changed, total,
-                "decrypt: flipping bit {bit} of {n} bytes left a block unchanged"
-            );
+            // A flipped plaintext bit changes every ciphertext block, and a
+            // flipped ciphertext bit garbles all plaintext.
+            for (dir, op, from, to) in [
+                ("encrypt", Hbsh::<S, H>::encrypt as Op<S, H>, &pt, &ct),
+                ("decrypt", Hbsh::<S, H>::decrypt, &ct, &pt),
+            ] {
+                let mut x = from.clone();
+                x[bit / 8] ^= 1 << (bit % 8);
+                op(c, &tweak, &mut x).expect(dir);
+                let (changed, total) = changed_blocks(to, &x);
+                assert_eq!(
+                    changed, total,
+                    "{dir}: flipping bit {bit} of {n} bytes left a block unchanged"
+                );
+            }
         }
         // A different tweak changes every block too.
         let mut t2 = tweak.clone();
