@@ -10,26 +10,38 @@ use zeroize::Zeroize;
 pub(crate) const POLY_C: u64 = 0xC200_0000_0000_0000;
 
 /// Key powers for the carry-less-multiply backends (PCLMULQDQ, VPCLMULQDQ,
-/// PMULL), in descending order so that a run of
-/// `n` blocks uses `hd[N - n ..]`: `hd[i] = H^(N - i)`, and `md[i]` holds the
-/// Karatsuba middle term `hd[i].lo ^ hd[i].hi` in its low 64 bits.
+/// PMULL), in descending order so that a run of `n` blocks uses
+/// `hd[N - n ..]`: `hd[i] = H^(N - i)`. `md` holds the Karatsuba middle
+/// terms `hd[i].lo ^ hd[i].hi` as 64-bit words, at [`mid_slot`]`::<L>(i)`
+/// for a backend of `L` blocks per vector: one vector load then serves two
+/// passes, the first taking its lanes' low words and the second their high
+/// ones, with no shuffle, and the key is 1.5x its powers' size instead of
+/// 2x (the widest key form sets the size of every ghash-ct key).
 #[derive(Clone)]
-pub(crate) struct ClmulKey<T: Copy, const N: usize> {
+pub(crate) struct ClmulKey<T: Copy, const N: usize, const L: usize> {
     pub(crate) _token: T,
     pub(crate) hd: [u128; N],
-    pub(crate) md: [u128; N],
+    pub(crate) md: [u64; N],
 }
 
-impl<T: Copy, const N: usize> ClmulKey<T, N> {
+/// Where the middle term of power index `i` goes, `L` blocks per vector:
+/// groups of `2L` words, of which lane j of a vector load holds indices
+/// `j` (low word) and `L + j` (high word) of the group. The identity for
+/// `L = 1`.
+pub(crate) const fn mid_slot<const L: usize>(i: usize) -> usize {
+    let (g, r) = (i / (2 * L), i % (2 * L));
+    2 * L * g + 2 * (r % L) + r / L
+}
+
+impl<T: Copy, const N: usize, const L: usize> ClmulKey<T, N, L> {
     /// `dot`: the backend's own product (see `Powers::new_with`).
     pub(crate) fn new(token: T, h: u128, dot: impl Fn(u128, u128) -> u128) -> Self {
+        const { assert!(N.is_multiple_of(2 * L), "whole groups of middle terms") };
         let p = Powers::<N>::new_with(h, dot);
-        let mut hd = [0u128; N];
-        let mut md = [0u128; N];
-        for i in 0..N {
-            let hk = p.0[N - 1 - i];
-            hd[i] = hk;
-            md[i] = (hk ^ hk >> 64) as u64 as u128;
+        let hd: [u128; N] = core::array::from_fn(|i| p.0[N - 1 - i]);
+        let mut md = [0u64; N];
+        for (i, h) in hd.iter().enumerate() {
+            md[mid_slot::<L>(i)] = (h ^ h >> 64) as u64;
         }
         Self {
             _token: token,
@@ -39,7 +51,7 @@ impl<T: Copy, const N: usize> ClmulKey<T, N> {
     }
 }
 
-impl<T: Copy, const N: usize> Zeroize for ClmulKey<T, N> {
+impl<T: Copy, const N: usize, const L: usize> Zeroize for ClmulKey<T, N, L> {
     fn zeroize(&mut self) {
         self.hd.zeroize();
         self.md.zeroize();
@@ -48,12 +60,13 @@ impl<T: Copy, const N: usize> Zeroize for ClmulKey<T, N> {
 
 /// The [`Engine`](crate::backend::Engine) of a carry-less-multiply backend:
 /// `$engine` runs on `$token`s from the cached CPU check `$cpu`, keeps a
-/// [`ClmulKey`] of `$ways` powers built with the product `|$t, $a, $b|
+/// [`ClmulKey`] of `$ways` powers (middle terms laid out for `$lanes` blocks
+/// per vector) built with the product `|$t, $a, $b|
 /// $dot` (`$t` the token), and hashes with the target-feature fn `$update`.
 macro_rules! clmul_engine {
     (
         $(#[$doc:meta])*
-        $engine:ident, $token:ident, $ways:expr, $cpu:ident, $update:ident,
+        $engine:ident, $token:ident, $ways:expr, $lanes:expr, $cpu:ident, $update:ident,
         |$t:ident, $a:ident, $b:ident| $dot:expr
     ) => {
         $(#[$doc])*
@@ -62,7 +75,7 @@ macro_rules! clmul_engine {
 
         impl crate::backend::Engine for $engine {
             type Token = $token;
-            type Key = crate::clmul_key::ClmulKey<$token, $ways>;
+            type Key = crate::clmul_key::ClmulKey<$token, $ways, $lanes>;
 
             fn token() -> Option<$token> {
                 $cpu::get().then_some($token(()))
@@ -89,3 +102,44 @@ macro_rules! clmul_engine {
     };
 }
 pub(crate) use clmul_engine;
+
+#[cfg(test)]
+mod tests {
+    use super::mid_slot;
+
+    /// Each layout is a permutation in which the `L` lanes of the vector
+    /// at words `2Lg..2Lg + 2L` hold, in lane j, power `2Lg + j` (low word,
+    /// the first pass of the group) and `2Lg + L + j` (high word, the
+    /// second pass).
+    #[test]
+    fn mid_slots_serve_two_passes_per_load() {
+        fn check<const L: usize>() {
+            let mut power_at = [usize::MAX; 16];
+            for i in 0..16 {
+                let s = mid_slot::<L>(i);
+                assert_eq!(power_at[s], usize::MAX, "L = {L}: slot {s} twice");
+                power_at[s] = i;
+            }
+            for g in 0..16 / (2 * L) {
+                for j in 0..L {
+                    let w = 2 * L * g + 2 * j;
+                    assert_eq!(
+                        power_at[w],
+                        2 * L * g + j,
+                        "L = {L}, group {g}, lane {j} low"
+                    );
+                    assert_eq!(
+                        power_at[w + 1],
+                        2 * L * g + L + j,
+                        "L = {L}, group {g}, lane {j} high"
+                    );
+                }
+            }
+        }
+        check::<1>();
+        check::<2>();
+        check::<4>();
+        assert_eq!(mid_slot::<2>(1), 2);
+        assert_eq!(mid_slot::<4>(4), 1);
+    }
+}

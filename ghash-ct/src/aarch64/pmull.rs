@@ -68,7 +68,7 @@ fn reduce(lo: uint64x2_t, hi: uint64x2_t) -> uint64x2_t {
 #[inline]
 #[target_feature(enable = "neon,aes")]
 fn agg<const GHASH: bool>(
-    key: &ClmulKey<Token, WAYS>,
+    key: &ClmulKey<Token, WAYS, 1>,
     acc: uint64x2_t,
     blocks: &[Block],
 ) -> uint64x2_t {
@@ -82,7 +82,7 @@ fn agg<const GHASH: bool>(
             x = veorq_u64(x, acc);
         }
         let h = ld(&key.hd[base + i]);
-        let k = ld(&key.md[base + i]);
+        let k = vdupq_n_u64(key.md[base + i]);
         lo = veorq_u64(lo, pmull_lo(x, h));
         hi = veorq_u64(hi, pmull_hi(x, h));
         mid = veorq_u64(mid, pmull_lo(veorq_u64(x, swap(x)), k));
@@ -103,7 +103,11 @@ fn finish(lo: uint64x2_t, mid: uint64x2_t, hi: uint64x2_t) -> uint64x2_t {
 }
 
 #[target_feature(enable = "neon,aes")]
-fn update_impl<const GHASH: bool>(key: &ClmulKey<Token, WAYS>, acc: &mut u128, blocks: &[Block]) {
+fn update_impl<const GHASH: bool>(
+    key: &ClmulKey<Token, WAYS, 1>,
+    acc: &mut u128,
+    blocks: &[Block],
+) {
     let mut a = ld(acc);
     let (chunks, rest) = blocks.as_chunks::<WAYS>();
     for ch in chunks {
@@ -130,7 +134,7 @@ fn dot(a: u128, b: u128) -> u128 {
 
 crate::clmul_key::clmul_engine!(
     /// The PMULL engine.
-    Pmull, Token, WAYS, cpu_pmull, update_impl,
+    Pmull, Token, WAYS, 1, cpu_pmull, update_impl,
     // SAFETY: the token proves the crypto extension (PMULL).
     |_t, a, b| unsafe { dot(a, b) }
 );

@@ -30,6 +30,7 @@
 
 use crate::Block;
 use crate::field::{Powers, load, reduce};
+use ct_dispatch::wipe::{Zeroable, wipe};
 use zeroize::Zeroize;
 
 pub(crate) mod mul32;
@@ -43,8 +44,8 @@ const WAYS: usize = 8;
 /// Products are summed per class (`Acc`, unmasked) and masked once by
 /// `fin`: the masking is linear, so a run of blocks shares it.
 pub(crate) trait Form {
-    type Y: Copy + Default + Zeroize;
-    type Acc: Default + Zeroize;
+    type Y: Copy + Default + Zeroable;
+    type Acc: Default + Zeroable;
     fn prep(y: u64) -> Self::Y;
     /// Add the unmasked class products of `x * y` into `acc`.
     fn acc(acc: &mut Self::Acc, x: u64, y: &Self::Y);
@@ -59,51 +60,58 @@ pub(crate) trait Form {
             Self::acc(&mut a, x, y);
         }
         let r = Self::fin(&a);
-        a.zeroize();
+        wipe(&mut a);
         r
     }
     fn clmul(x: u64, y: &Self::Y) -> u128 {
         let mut a = Self::Acc::default();
         Self::acc(&mut a, x, y);
         let r = Self::fin(&a);
-        a.zeroize();
+        wipe(&mut a);
         r
     }
 }
 
 /// Key powers, per Karatsuba operand (lo, hi, lo ^ hi) and in descending
 /// order (`p[part][j]` is that part of `H^(W - j)`, so a run of n blocks
-/// uses `p[part][W - n ..]`), already split into classes. `W`: blocks per
-/// reduction.
+/// uses `p[part][W - n ..]`), as plain 64-bit words. `W`: blocks per
+/// reduction. The words are split into classes where they are used: the
+/// split is a few ANDs beside each word's 16 or 48 multiplies, and a key
+/// kept split would be eight times this size (the largest GHASH key form,
+/// and so the size of every ghash-ct and AES-GCM key).
 pub(crate) struct SoftKey<F: Form, const W: usize> {
-    p: [[F::Y; W]; 3],
+    p: [[u64; W]; 3],
+    form: core::marker::PhantomData<F>,
 }
 
 impl<F: Form, const W: usize> Clone for SoftKey<F, W> {
     fn clone(&self) -> Self {
-        Self { p: self.p }
+        Self {
+            p: self.p,
+            form: core::marker::PhantomData,
+        }
     }
 }
 
 impl<F: Form, const W: usize> Zeroize for SoftKey<F, W> {
     fn zeroize(&mut self) {
-        for part in self.p.iter_mut() {
-            for y in part.iter_mut() {
-                y.zeroize();
-            }
-        }
+        self.p.zeroize();
     }
 }
 
 impl<F: Form, const W: usize> SoftKey<F, W> {
     pub(crate) fn new(h: u128) -> Self {
         let pw = Powers::<W>::new(h);
-        let mut p = [[F::Y::default(); W]; 3];
+        let mut p = [[0u64; W]; 3];
         for j in 0..W {
-            let [l, h, m] = prep3::<F>(pw.0[W - 1 - j]);
-            (p[0][j], p[1][j], p[2][j]) = (l, h, m);
+            let k = pw.0[W - 1 - j];
+            let (l, h) = (k as u64, (k >> 64) as u64);
+            (p[0][j], p[1][j], p[2][j]) = (l, h, l ^ h);
         }
-        Self { p }
+        Self {
+            p,
+            form: core::marker::PhantomData,
+        }
     }
 
     #[inline(always)]
@@ -111,29 +119,69 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         // Scratch for the data words and class sums, wiped once per call.
         let mut s = ([[0u64; W]; 3], F::Acc::default());
         let (runs, rest) = blocks.as_chunks::<W>();
-        for run in runs {
-            // Full runs: a fixed length, so the block loops unroll.
-            *acc = self.run::<GHASH, W>(&mut s, *acc, run);
+        if !runs.is_empty() {
+            // Full runs: a fixed length, so the block loops unroll; the
+            // key words are split into classes once per call, on the stack.
+            let mut ys = self.split::<W>();
+            for run in runs {
+                *acc = Self::run::<GHASH, W, W>(&mut s, &ys, *acc, run);
+            }
+            wipe(&mut ys);
         }
         // The rest: short lengths get code of their own (the block loops
-        // unroll; most messages end in, or are, a short run).
+        // unroll; most messages end in, or are, a short run), with only the
+        // powers they use split.
         *acc = match rest.len() {
             0 => *acc,
-            1 => self.run::<GHASH, 1>(&mut s, *acc, rest),
-            2 => self.run::<GHASH, 2>(&mut s, *acc, rest),
-            3 => self.run::<GHASH, 3>(&mut s, *acc, rest),
-            _ => self.run::<GHASH, 0>(&mut s, *acc, rest),
+            1 => self.short::<GHASH, 1>(&mut s, *acc, rest),
+            2 => self.short::<GHASH, 2>(&mut s, *acc, rest),
+            3 => self.short::<GHASH, 3>(&mut s, *acc, rest),
+            _ => self.short::<GHASH, 0>(&mut s, *acc, rest),
         };
-        s.0.zeroize();
-        s.1.zeroize();
+        wipe(&mut s);
     }
 
-    /// One run of blocks (`N` = its length if known, else 0): products with
-    /// `H^n..H^1` summed per Karatsuba part, then one reduction.
+    /// The last `K` powers (`H^K..H^1`) split into classes, per part.
     #[inline(always)]
-    fn run<const GHASH: bool, const N: usize>(
+    fn split<const K: usize>(&self) -> [[F::Y; K]; 3] {
+        let mut ys = [[F::Y::default(); K]; 3];
+        for (row, p) in ys.iter_mut().zip(&self.p) {
+            for (y, &w) in row.iter_mut().zip(&p[W - K..]) {
+                *y = F::prep(w);
+            }
+        }
+        ys
+    }
+
+    /// A run shorter than `W` (`N` as in [`Self::run`]), with its own split
+    /// powers (all `W` when the length is not known).
+    #[inline(always)]
+    fn short<const GHASH: bool, const N: usize>(
         &self,
+        s: &mut ([[u64; W]; 3], F::Acc),
+        acc: u128,
+        chunk: &[Block],
+    ) -> u128 {
+        if N == 0 {
+            let mut ys = self.split::<W>();
+            let r = Self::run::<GHASH, 0, W>(s, &ys, acc, chunk);
+            wipe(&mut ys);
+            r
+        } else {
+            let mut ys = self.split::<N>();
+            let r = Self::run::<GHASH, N, N>(s, &ys, acc, chunk);
+            wipe(&mut ys);
+            r
+        }
+    }
+
+    /// One run of blocks (`N` = its length if known, else 0) with split
+    /// powers `ys` (`ys[part][K - n..]` = `H^n..H^1`): products summed per
+    /// Karatsuba part, then one reduction.
+    #[inline(always)]
+    fn run<const GHASH: bool, const N: usize, const K: usize>(
         (xs, a): &mut ([[u64; W]; 3], F::Acc),
+        ys: &[[F::Y; K]; 3],
         acc: u128,
         chunk: &[Block],
     ) -> u128 {
@@ -152,7 +200,7 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         }
         let mut prod = [0u128; 3];
         for (part, out) in prod.iter_mut().enumerate() {
-            *out = F::part(a, &xs[part][..n], &self.p[part][W - n..]);
+            *out = F::part(a, &xs[part][..n], &ys[part][K - n..]);
         }
         let [lo, hi, mid] = prod;
         let mid = mid ^ lo ^ hi;
@@ -188,9 +236,7 @@ type Native = mul32::Mul32;
 pub(crate) fn dot(a: u128, b: u128) -> u128 {
     let mut k = prep3::<Native>(b);
     let (lo, mid, hi) = mul128::<Native>(a, &k);
-    for y in k.iter_mut() {
-        y.zeroize();
-    }
+    wipe(&mut k);
     let mid = mid ^ lo ^ hi;
     reduce(lo ^ mid << 64, hi ^ mid >> 64)
 }

@@ -24,7 +24,7 @@
 //! 4 masked XORs; per run: 4 masks and 4 shifts.
 
 use super::Form;
-use zeroize::Zeroize;
+use ct_dispatch::wipe::Zeroable;
 
 /// Bits 0, 4, 8, ... of a 64-bit word.
 const M: u64 = 0x1111_1111_1111_1111;
@@ -44,17 +44,13 @@ pub(crate) struct Y {
     t: [u64; 4],
 }
 
-impl Zeroize for Y {
-    fn zeroize(&mut self) {
-        self.c.zeroize();
-        self.t.zeroize();
-    }
-}
+// SAFETY: plain `u64` arrays, no padding: every bit pattern is valid.
+unsafe impl Zeroable for Y {}
 
 /// Class sums of a run: four unmasked 128-bit sums, and per top key bit r
 /// the XOR of the data words where that bit is set (shifted into place by
 /// 60 + r once per run).
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 pub(crate) struct Acc {
     z: [u128; 4],
     w: [u64; 4],
@@ -62,13 +58,8 @@ pub(crate) struct Acc {
     xc: [[u64; 4]; super::WAYS],
 }
 
-impl Zeroize for Acc {
-    fn zeroize(&mut self) {
-        self.z.zeroize();
-        self.w.zeroize();
-        self.xc.zeroize();
-    }
-}
+// SAFETY: plain `u128` / `u64` arrays: every bit pattern is valid.
+unsafe impl Zeroable for Acc {}
 
 /// The four classes of a data word.
 #[inline(always)]

@@ -115,8 +115,8 @@ pub(crate) fn finish(lo: __m128i, mid: __m128i, hi: __m128i) -> __m128i {
 /// `H^(n - i)`, the accumulator folded into the first block.
 #[inline]
 #[target_feature(enable = "pclmulqdq,ssse3")]
-pub(crate) fn agg<const GHASH: bool, T: Copy, const N: usize>(
-    key: &ClmulKey<T, N>,
+pub(crate) fn agg<const GHASH: bool, T: Copy, const N: usize, const L: usize>(
+    key: &ClmulKey<T, N, L>,
     acc: __m128i,
     blocks: &[Block],
 ) -> __m128i {
@@ -130,7 +130,14 @@ pub(crate) fn agg<const GHASH: bool, T: Copy, const N: usize>(
             x = _mm_xor_si128(x, acc);
         }
         let h = ld(&key.hd[base + i]);
-        let k = ld(&key.md[base + i]);
+        // The middle term: stored for this backend's own layout (`L = 1`);
+        // made from the power for the wide backends' short runs, whose
+        // layout serves vector loads.
+        let k = if L == 1 {
+            _mm_set_epi64x(0, key.md[base + i] as i64)
+        } else {
+            _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h))
+        };
         lo = _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(x, h));
         hi = _mm_xor_si128(hi, _mm_clmulepi64_si128::<0x11>(x, h));
         let xm = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
@@ -140,20 +147,24 @@ pub(crate) fn agg<const GHASH: bool, T: Copy, const N: usize>(
 }
 
 #[target_feature(enable = "pclmulqdq,ssse3")]
-fn update_impl<const GHASH: bool>(key: &ClmulKey<Token, WAYS>, acc: &mut u128, blocks: &[Block]) {
+fn update_impl<const GHASH: bool>(
+    key: &ClmulKey<Token, WAYS, 1>,
+    acc: &mut u128,
+    blocks: &[Block],
+) {
     let mut a = ld(acc);
     let (chunks, rest) = blocks.as_chunks::<WAYS>();
     for ch in chunks {
-        a = agg::<GHASH, _, WAYS>(key, a, ch);
+        a = agg::<GHASH, _, WAYS, 1>(key, a, ch);
     }
     if !rest.is_empty() {
-        a = agg::<GHASH, _, WAYS>(key, a, rest);
+        a = agg::<GHASH, _, WAYS, 1>(key, a, rest);
     }
     st(acc, a);
 }
 
 crate::clmul_key::clmul_engine!(
     /// The PCLMULQDQ engine.
-    Pclmul, Token, WAYS, cpu_pclmul, update_impl,
+    Pclmul, Token, WAYS, 1, cpu_pclmul, update_impl,
     |t, a, b| dot(t, a, b)
 );

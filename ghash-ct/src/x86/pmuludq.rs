@@ -68,17 +68,21 @@ const M32: u64 = 0x1111_1111;
 const M64: u64 = 0x1111_1111_1111_1111;
 
 /// Key powers, for the block at run position j (power P = H^(W - j)):
-/// `d[p][2j + s]` is 32-bit piece p (lo, hi, lo ^ hi of the 64-bit word)
-/// of word s of P (the diagonal products X.lo * P.lo, X.hi * P.hi), and
-/// `m[p][j]` the same of P.lo ^ P.hi (the Karatsuba middle product). A
-/// vector of n lanes reads n consecutive entries and splits them into
-/// classes as it goes (four ANDs; stored split, the key was 4x larger,
-/// and every ghash-ct key is as large as the largest form).
+/// `d[2j + s]` is word s of P (for the diagonal products X.lo * P.lo,
+/// X.hi * P.hi), and `m[j]` is P.lo ^ P.hi (the Karatsuba middle product),
+/// each a plain 64-bit word as the data's; `d2` and `m2` hold their third
+/// 32-bit piece (lo ^ hi). A vector of n lanes reads n consecutive entries
+/// and makes the piece (lo as loaded, hi by a shift) and its classes (four
+/// ANDs) as it goes; the third piece is stored because its shift and XOR,
+/// beside the data's, cost the SSSE3 width a few percent. Stored split
+/// into classes, the key was four times larger, and every ghash-ct key is
+/// as large as the largest form.
 #[derive(Clone)]
-#[repr(C, align(64))]
 pub(crate) struct PmuludqKey<T: Copy> {
-    d: [[u64; 2 * W]; 3],
-    m: [[u64; W]; 3],
+    d: [u64; 2 * W],
+    m: [u64; W],
+    d2: [u64; 2 * W],
+    m2: [u64; W],
     _token: T,
 }
 
@@ -86,34 +90,29 @@ impl<T: Copy> Zeroize for PmuludqKey<T> {
     fn zeroize(&mut self) {
         self.d.zeroize();
         self.m.zeroize();
+        self.d2.zeroize();
+        self.m2.zeroize();
     }
 }
 
-/// The three 32-bit Karatsuba pieces of a 64-bit word.
-fn pieces(y: u64) -> [u64; 3] {
-    let (yl, yh) = (y & 0xFFFF_FFFF, y >> 32);
-    [yl, yh, yl ^ yh]
+/// The third 32-bit Karatsuba piece (lo ^ hi) of a 64-bit word.
+fn piece2(y: u64) -> u64 {
+    (y ^ y >> 32) & 0xFFFF_FFFF
 }
 
 impl<T: Copy> PmuludqKey<T> {
     fn new(token: T, h: u128) -> Self {
         let pw = Powers::<W>::new(h);
-        let mut key = Self {
-            d: [[0; 2 * W]; 3],
-            m: [[0; W]; 3],
+        let word = |j: usize, s: usize| (pw.0[W - 1 - j] >> (64 * s)) as u64;
+        let d = core::array::from_fn(|i| word(i / 2, i % 2));
+        let m = core::array::from_fn(|j| word(j, 0) ^ word(j, 1));
+        Self {
+            d,
+            m,
+            d2: d.map(piece2),
+            m2: m.map(piece2),
             _token: token,
-        };
-        for j in 0..W {
-            let p = pw.0[W - 1 - j];
-            let (lo, hi) = (p as u64, (p >> 64) as u64);
-            let [pl, ph, pm] = [lo, hi, lo ^ hi].map(pieces);
-            for pc in 0..3 {
-                key.d[pc][2 * j] = pl[pc];
-                key.d[pc][2 * j + 1] = ph[pc];
-                key.m[pc][j] = pm[pc];
-            }
         }
-        key
     }
 }
 
@@ -247,8 +246,9 @@ struct Buf {
 }
 
 /// The masked 32x32 products of piece `P` (0: lo, 1: hi, 2: lo ^ hi) of
-/// the data words `x[v0 * LANES ..]` times the key pieces `k[same]`,
-/// summed over vectors lane by lane.
+/// the data words `x[v0 * LANES ..]` times the same piece of the key words
+/// `k[same]` (for piece 2, `k` holds the piece itself), summed over vectors
+/// lane by lane.
 #[inline(always)]
 unsafe fn piece<L: Lane, const P: usize, const N: usize>(
     k: &[u64; N],
@@ -268,15 +268,16 @@ unsafe fn piece<L: Lane, const P: usize, const N: usize>(
         ];
         for v in v0..N / L::LANES {
             let j = v * L::LANES;
-            let x = L::load(&x[j]);
-            let x = match P {
-                0 => x,
-                1 => x.srl32(),
-                _ => x.xor(x.srl32()),
+            let piece = |w: L| match P {
+                0 => w,
+                1 => w.srl32(),
+                _ => w.xor(w.srl32()),
             };
+            let x = piece(L::load(&x[j]));
             // The four classes of the data piece, times the key's.
             let xc = [x.and(m[0]), x.and(m[1]), x.and(m[2]), x.and(m[3])];
             let y = L::load(&k[j]);
+            let y = if P == 1 { y.srl32() } else { y };
             let kc = [y.and(m[0]), y.and(m[1]), y.and(m[2]), y.and(m[3])];
             classes(&mut a, &xc, &kc);
         }
@@ -340,22 +341,22 @@ unsafe fn run<L: Lane>(key: &PmuludqKey<impl Copy>, buf: &Buf, at: usize) -> u12
     // SAFETY: the caller enables L's features.
     let (dl, ml) = unsafe {
         (
-            piece::<L, 0, { 2 * W }>(&key.d[0], &buf.d, vd),
-            piece::<L, 0, W>(&key.m[0], &buf.m, vm),
+            piece::<L, 0, { 2 * W }>(&key.d, &buf.d, vd),
+            piece::<L, 0, W>(&key.m, &buf.m, vm),
         )
     };
     // SAFETY: as above.
     let (dh, mh) = unsafe {
         (
-            piece::<L, 1, { 2 * W }>(&key.d[1], &buf.d, vd),
-            piece::<L, 1, W>(&key.m[1], &buf.m, vm),
+            piece::<L, 1, { 2 * W }>(&key.d, &buf.d, vd),
+            piece::<L, 1, W>(&key.m, &buf.m, vm),
         )
     };
     // SAFETY: as above.
     let (dm, mm) = unsafe {
         (
-            piece::<L, 2, { 2 * W }>(&key.d[2], &buf.d, vd),
-            piece::<L, 2, W>(&key.m[2], &buf.m, vm),
+            piece::<L, 2, { 2 * W }>(&key.d2, &buf.d, vd),
+            piece::<L, 2, W>(&key.m2, &buf.m, vm),
         )
     };
     // SAFETY: as above.

@@ -54,42 +54,49 @@ macro_rules! width {
     ) => {
         #[target_feature(enable = $features)]
         fn $pass<const GHASH: bool>(
-            key: &ClmulKey<$token, WAYS>,
+            key: &ClmulKey<$token, WAYS, $lanes>,
             acc: __m128i,
             blocks: &[Block; WAYS],
         ) -> __m128i {
             let bswap = $bcast(bswap128());
             let (mut lo, mut mid, mut hi) = ($zero(), $zero(), $zero());
-            for j in 0..WAYS / $lanes {
-                let b = $lanes * j;
-                // SAFETY: blocks[b..b + lanes] are 16 * lanes contiguous
-                // readable bytes (b + lanes <= WAYS).
-                let mut x = unsafe { $load(blocks[b].as_ptr().cast()) };
-                if GHASH {
-                    x = $shuf8(x, bswap);
+            // Pairs of vectors: one load of middle terms serves both (the
+            // first takes the lanes' low words, the second the high ones).
+            for g in 0..WAYS / (2 * $lanes) {
+                // SAFETY: md[2 * lanes * g..][..2 * lanes] are 16 * lanes
+                // contiguous readable bytes (md holds WAYS words).
+                let k = unsafe { $load(key.md[2 * $lanes * g..].as_ptr().cast()) };
+                for half in 0..2 {
+                    let b = $lanes * (2 * g + half);
+                    // SAFETY: blocks[b..b + lanes] are 16 * lanes contiguous
+                    // readable bytes (b + lanes <= WAYS).
+                    let mut x = unsafe { $load(blocks[b].as_ptr().cast()) };
+                    if GHASH {
+                        x = $shuf8(x, bswap);
+                    }
+                    if b == 0 {
+                        x = $xor(x, $zext(acc));
+                    }
+                    // SAFETY: hd[b..b + lanes] are 16 * lanes contiguous
+                    // readable bytes (it holds WAYS powers).
+                    let h = unsafe { $load(key.hd[b..].as_ptr().cast()) };
+                    lo = $xor(lo, $clmul::<0x00>(x, h));
+                    hi = $xor(hi, $clmul::<0x11>(x, h));
+                    let xm = $xor(x, $shuf32::<0x4e>(x));
+                    let m = if half == 0 {
+                        $clmul::<0x00>(xm, k)
+                    } else {
+                        $clmul::<0x10>(xm, k)
+                    };
+                    mid = $xor(mid, m);
                 }
-                if j == 0 {
-                    x = $xor(x, $zext(acc));
-                }
-                // SAFETY: hd/md[b..b + lanes] are 16 * lanes contiguous
-                // readable bytes (both hold WAYS powers).
-                let (h, k) = unsafe {
-                    (
-                        $load(key.hd[b..].as_ptr().cast()),
-                        $load(key.md[b..].as_ptr().cast()),
-                    )
-                };
-                lo = $xor(lo, $clmul::<0x00>(x, h));
-                hi = $xor(hi, $clmul::<0x11>(x, h));
-                let xm = $xor(x, $shuf32::<0x4e>(x));
-                mid = $xor(mid, $clmul::<0x00>(xm, k));
             }
             finish($fold(lo), $fold(mid), $fold(hi))
         }
 
         #[target_feature(enable = $features)]
         fn $update<const GHASH: bool>(
-            key: &ClmulKey<$token, WAYS>,
+            key: &ClmulKey<$token, WAYS, $lanes>,
             acc: &mut u128,
             blocks: &[Block],
         ) {
@@ -99,7 +106,7 @@ macro_rules! width {
                 a = $pass::<GHASH>(key, a, ch);
             }
             if !rest.is_empty() {
-                a = agg::<GHASH, _, WAYS>(key, a, rest);
+                a = agg::<GHASH, _, WAYS, $lanes>(key, a, rest);
             }
             st(acc, a);
         }
@@ -158,11 +165,11 @@ fn fold256(y: __m256i) -> __m128i {
 // of `pclmul.rs` builds the key powers.
 crate::clmul_key::clmul_engine!(
     /// The VPCLMULQDQ engine on 512-bit vectors.
-    Vpclmul512, Token512, WAYS, cpu_vpclmul512, update512,
+    Vpclmul512, Token512, WAYS, 4, cpu_vpclmul512, update512,
     |_t, a, b| super::pclmul::dot(super::pclmul::Token(()), a, b)
 );
 crate::clmul_key::clmul_engine!(
     /// The VPCLMULQDQ engine on 256-bit vectors.
-    Vpclmul256, Token256, WAYS, cpu_vpclmul256, update256,
+    Vpclmul256, Token256, WAYS, 2, cpu_vpclmul256, update256,
     |_t, a, b| super::pclmul::dot(super::pclmul::Token(()), a, b)
 );
