@@ -55,8 +55,9 @@ use cipher::{
     typenum::Unsigned,
 };
 use core::{
-    cell::{Cell, OnceCell},
+    cell::{Cell, UnsafeCell},
     marker::PhantomData,
+    mem::MaybeUninit,
 };
 use zeroize::ZeroizeOnDrop;
 
@@ -106,9 +107,19 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     fn enc_key_from_single_into<const NR: usize>(
         t: Self::Token,
         k: &V::Key<NR>,
-        slot: &mut core::mem::MaybeUninit<Self::Key<NR>>,
+        slot: &mut MaybeUninit<Self::Key<NR>>,
     ) {
         slot.write(Self::enc_key_from_single(t, k));
+    }
+    /// Convert for decryption into `slot` (a move of
+    /// [`Bitsliced::dec_key_from_single`]'s result).
+    #[inline(always)]
+    fn dec_key_from_single_into<const NR: usize>(
+        t: Self::Token,
+        k: &V::Key<NR>,
+        slot: &mut MaybeUninit<Self::Key<NR>>,
+    ) {
+        slot.write(Self::dec_key_from_single(t, k));
     }
     /// Encryption key from the standard schedule.
     fn enc_key_from_schedule<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
@@ -164,7 +175,7 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     /// since the scrub runs once per converting call and the default's
     /// cost shows in a 16 KiB message there: aes-ct/PERFORMANCE-arm.md).
     #[inline(always)]
-    fn scrub(_: Self::Token, a: &mut core::mem::MaybeUninit<ScrubArea>) {
+    fn scrub(_: Self::Token, a: &mut MaybeUninit<ScrubArea>) {
         scrub_generic(a)
     }
     /// Decrypt 1 to `Batch - 1` blocks (see [`Bitsliced::encrypt_short`]).
@@ -309,10 +320,7 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherEncClosure<BlockSize = U16>,
     ) {
-        in_call(key, |be| {
-            f.call(be);
-            false
-        })
+        in_call(key, |be| f.call(be))
     }
 
     /// The policy with a fused batch loop: the first
@@ -343,16 +351,11 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
                 if !tail.is_empty() {
                     crate::ctr::ctr32_with_backend(be, nonce, ctr, tail);
                 }
-                return false;
+                return;
             }
-            // Full batches: the bsaes key converted in place (no move of
-            // the key form, which would leave a copy and cost a memcpy),
-            // wiped when `conv` is dropped.
-            let mut conv = Converted::<V, B, NR>(core::mem::MaybeUninit::uninit(), false);
-            B::enc_key_from_single_into(key.bt, &key.single, &mut conv.0);
-            conv.1 = true;
-            // SAFETY: `enc_key_from_single_into` initialised the slot.
-            let k = unsafe { conv.0.assume_init_ref() };
+            // Full batches: the backend's bsaes key, converted in place
+            // (wiped when `be` is dropped).
+            let k = be.enc_key();
             B::ctr32_batches(k, nonce, ctr, mid);
             let t = tail.len();
             if t > 0 {
@@ -368,7 +371,6 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
                     crate::ctr::ctr32_with_backend(&single, nonce, c, tail);
                 }
             }
-            true
         })
     }
 
@@ -376,65 +378,110 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     ) {
-        in_call(key, |be| {
-            f.call(be);
-            false
-        })
+        in_call(key, |be| f.call(be))
     }
 }
 
 /// Run `f` with a fresh per-call backend in a frame of its own, below the
 /// caller's, so that everything it leaves behind is in reach of
-/// [`scrub_stack`], and scrub when a bsaes key was converted in the call
-/// (by the backend, or by `f` itself: its return value).
+/// [`scrub_stack`], and scrub when the call converted a bsaes key.
 #[inline(always)]
 fn in_call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
     key: &HybridKey<V, B, NR>,
-    f: impl FnOnce(&HybridBackend<'_, V, B, NR>) -> bool,
+    f: impl FnOnce(&HybridBackend<'_, V, B, NR>),
 ) {
     #[inline(never)]
     fn call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
         key: &HybridKey<V, B, NR>,
-        f: impl FnOnce(&HybridBackend<'_, V, B, NR>) -> bool,
+        f: impl FnOnce(&HybridBackend<'_, V, B, NR>),
     ) -> bool {
         let be = HybridBackend::<V, B, NR> {
             key,
-            conv: OnceCell::new(),
+            conv: Converted::new(),
             batches: Cell::new(0),
         };
-        let converted = f(&be);
-        converted || be.conv.get().is_some()
+        f(&be);
+        be.conv.get().is_some()
     }
     if call(key, f) {
         scrub_stack::<V, B>(key.bt);
     }
 }
 
-/// A bsaes key converted in place for one call; wiped (dropped) with it.
-struct Converted<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
-    core::mem::MaybeUninit<B::Key<NR>>,
-    bool,
-);
+/// A bsaes key for one call, converted in place (no move of the key form,
+/// which would leave a copy and cost a `memcpy`) at most once, on first
+/// use; wiped (dropped) with the value if it was made.
+struct Converted<V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
+    slot: UnsafeCell<MaybeUninit<B::Key<NR>>>,
+    made: Cell<bool>,
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> Converted<V, B, NR> {
+    #[inline(always)]
+    fn new() -> Self {
+        Self {
+            slot: UnsafeCell::new(MaybeUninit::uninit()),
+            made: Cell::new(false),
+        }
+    }
+
+    /// The key, if made.
+    #[inline(always)]
+    fn get(&self) -> Option<&B::Key<NR>> {
+        if self.made.get() {
+            // SAFETY: `made` is set only after the slot was initialised,
+            // and the slot is never written again once it is.
+            Some(unsafe { (*self.slot.get()).assume_init_ref() })
+        } else {
+            None
+        }
+    }
+
+    /// The key, made by `make` (which must initialise the slot) if it was
+    /// not made yet.
+    #[inline(always)]
+    fn get_or_make(&self, make: impl FnOnce(&mut MaybeUninit<B::Key<NR>>)) -> &B::Key<NR> {
+        if !self.made.get() {
+            self.make(make);
+        }
+        // SAFETY: made (just above, or earlier); never written again.
+        unsafe { (*self.slot.get()).assume_init_ref() }
+    }
+
+    /// Out of line: the batch loops only test the flag.
+    #[cold]
+    #[inline(never)]
+    fn make(&self, make: impl FnOnce(&mut MaybeUninit<B::Key<NR>>)) {
+        debug_assert!(!self.made.get());
+        // SAFETY: not made yet, so no reference to the slot's contents
+        // exists (`get` hands them out only once `made` is set); the value
+        // is not `Sync` (`Cell`), and `make` is given the slot only, not
+        // this value, so this is the one access while it runs.
+        make(unsafe { &mut *self.slot.get() });
+        self.made.set(true);
+    }
+}
 
 impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> Drop for Converted<V, B, NR> {
     fn drop(&mut self) {
-        if self.1 {
-            // SAFETY: the flag is set only after the slot was initialised;
+        if self.made.get() {
+            // SAFETY: `made` is set only after the slot was initialised;
             // dropped once (here).
-            unsafe { self.0.assume_init_drop() };
+            unsafe { self.slot.get_mut().assume_init_drop() };
         }
     }
 }
 
 /// The cipher-trait backend of one `encrypt_with_backend` /
-/// `decrypt_with_backend` call. One value serves one direction only, so
-/// one converted key slot suffices.
+/// `decrypt_with_backend` / CTR call. One value serves one direction only,
+/// so one converted key slot suffices.
 struct HybridBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
     key: &'a HybridKey<V, B, NR>,
-    /// The bsaes key for this call, made on first use; `B::Key` wipes
-    /// itself when this backend is dropped.
-    conv: OnceCell<B::Key<NR>>,
-    /// Full batches seen so far in this call.
+    /// The bsaes key for this call, made in place on first use; `B::Key`
+    /// wipes itself when this backend is dropped.
+    conv: Converted<V, B, NR>,
+    /// Full batches seen so far in this call, before the key was made
+    /// (counted only where [`Policy::vpaes_batches`] is not 0).
     batches: Cell<usize>,
 }
 
@@ -486,15 +533,16 @@ pub(crate) fn wipe_blocks(x: &mut [[u8; 16]]) {
 pub(crate) const STACK_SCRUB: usize = 16 * 1024;
 
 /// Overwrite the dead stack below the caller after a call that converted a
-/// bsaes key: the converted key is wiped in its `OnceCell`, but moving it
-/// there and spilling its planes inside the batch kernels leave copies in
-/// the frames the call used, below this one (found by
+/// bsaes key: the converted key is wiped in its slot, but building it
+/// there (by value, where the backend has no in-place conversion) and
+/// spilling its planes inside the batch kernels leave copies in the frames
+/// the call used, below this one (found by
 /// `ct-check/tests/zeroize.rs::hybrid_converted_key_not_left_on_stack`).
 /// Runs once per converting call (at least one full batch); its cost
 /// ([`STACK_SCRUB`] bytes of stores) is why that size is kept tight.
 #[inline(never)]
 fn scrub_stack<V: SingleBlock, B: Bitsliced<V>>(t: B::Token) {
-    let mut buf = core::mem::MaybeUninit::<ScrubArea>::uninit();
+    let mut buf = MaybeUninit::<ScrubArea>::uninit();
     B::scrub(t, &mut buf);
     core::hint::black_box(&mut buf);
 }
@@ -508,7 +556,7 @@ pub(crate) struct ScrubArea(pub(crate) [u8; STACK_SCRUB]);
 /// default [`Bitsliced::scrub`]; one store per iteration spent most of
 /// the scrub on loop control).
 #[inline(always)]
-pub(crate) fn scrub_generic(a: &mut core::mem::MaybeUninit<ScrubArea>) {
+pub(crate) fn scrub_generic(a: &mut MaybeUninit<ScrubArea>) {
     // SAFETY: `u128` is plain data, 16 bytes <= the area's alignment.
     unsafe { scrub_with(a, 0u128) }
 }
@@ -521,7 +569,7 @@ pub(crate) fn scrub_generic(a: &mut core::mem::MaybeUninit<ScrubArea>) {
 /// # Safety
 /// `T` must be plain data with the size and alignment above.
 #[inline(always)]
-pub(crate) unsafe fn scrub_with<T: Copy>(a: &mut core::mem::MaybeUninit<ScrubArea>, zero: T) {
+pub(crate) unsafe fn scrub_with<T: Copy>(a: &mut MaybeUninit<ScrubArea>, zero: T) {
     let per = 8 * size_of::<T>();
     let p = a.as_mut_ptr().cast::<T>();
     for i in 0..STACK_SCRUB / per {
@@ -550,12 +598,14 @@ fn padded_batch<N: ArraySize>(
 }
 
 macro_rules! hybrid_dir {
-    ($tr:ident, $one:ident, $par:ident, $tail:ident, $s1:ident, $s2:ident, $batch:ident, $short:ident, $conv:ident) => {
+    ($tr:ident, $one:ident, $par:ident, $tail:ident, $s1:ident, $s2:ident, $batch:ident, $short:ident, $conv:ident, $into:ident) => {
         impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> HybridBackend<'_, V, B, NR> {
+            /// The bsaes key of this call's direction, converted on first
+            /// use.
             #[inline(always)]
             fn $conv(&self) -> &B::Key<NR> {
                 self.conv
-                    .get_or_init(|| B::$conv(self.key.bt, &self.key.single))
+                    .get_or_make(|s| B::$into(self.key.bt, &self.key.single, s))
             }
         }
 
@@ -567,14 +617,20 @@ macro_rules! hybrid_dir {
 
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                let seen = self.batches.get();
-                self.batches.set(seen + 1);
-                if seen < B::policy(self.key.bt).vpaes_batches && self.conv.get().is_none() {
-                    let k = &self.key.single;
-                    single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
-                } else {
-                    B::$batch(self.$conv(), blocks);
+                // The count matters only while the key is not made yet,
+                // and only under a policy with leading vpaes batches (a
+                // constant on most targets, so the test folds away).
+                let lead = B::policy(self.key.bt).vpaes_batches;
+                if lead > 0 && self.conv.get().is_none() {
+                    let seen = self.batches.get();
+                    self.batches.set(seen + 1);
+                    if seen < lead {
+                        let k = &self.key.single;
+                        single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
+                        return;
+                    }
                 }
+                B::$batch(self.$conv(), blocks);
             }
 
             #[inline(always)]
@@ -605,7 +661,8 @@ hybrid_dir!(
     encrypt2,
     encrypt_batch,
     encrypt_short,
-    enc_key_from_single
+    enc_key,
+    enc_key_from_single_into
 );
 hybrid_dir!(
     BlockCipherDecBackend,
@@ -616,7 +673,8 @@ hybrid_dir!(
     decrypt2,
     decrypt_batch,
     decrypt_short,
-    dec_key_from_single
+    dec_key,
+    dec_key_from_single_into
 );
 
 /// The single-block side alone (forceable as `vpaes`, for comparison):
@@ -771,15 +829,14 @@ fn with_converted<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
         dec: bool,
         f: impl FnOnce(&B::Key<NR>),
     ) {
-        let mut conv = Converted::<V, B, NR>(core::mem::MaybeUninit::uninit(), false);
-        if dec {
-            conv.0.write(B::dec_key_from_single(key.bt, &key.single));
-        } else {
-            B::enc_key_from_single_into(key.bt, &key.single, &mut conv.0);
-        }
-        conv.1 = true;
-        // SAFETY: the slot was initialised just above.
-        f(unsafe { conv.0.assume_init_ref() });
+        let conv = Converted::<V, B, NR>::new();
+        f(conv.get_or_make(|s| {
+            if dec {
+                B::dec_key_from_single_into(key.bt, &key.single, s)
+            } else {
+                B::enc_key_from_single_into(key.bt, &key.single, s)
+            }
+        }));
     }
     call(key, dec, f);
     scrub_stack::<V, B>(key.bt);

@@ -28,7 +28,7 @@ use super::neon::*;
 use super::vpaes::{Key as VKey, NeonVpaes};
 use crate::{
     Block,
-    hybrid::{Bitsliced, Policy},
+    hybrid::{Bitsliced, Policy, ScrubArea},
     schedule::Schedule,
     soft::{
         bitslice,
@@ -36,7 +36,7 @@ use crate::{
     },
 };
 use cipher::{Array, consts::U8, inout::InOut};
-use core::ops::Not;
+use core::{mem::MaybeUninit, ops::Not};
 use zeroize::ZeroizeOnDrop;
 
 /// One 128-bit bit plane of 8 blocks.
@@ -287,48 +287,56 @@ pub(crate) struct Planes<const NR: usize>([[Nq; 8]; 15]);
 
 impl<const NR: usize> Drop for Planes<NR> {
     fn drop(&mut self) {
-        for r in self.0.iter_mut() {
-            for x in r.iter_mut() {
-                wipe1(x);
-            }
-        }
+        // SAFETY: plain vectors, for which zero bytes are a valid value.
+        unsafe { ct_dispatch::wipe::wipe_bytes(&mut self.0) };
     }
 }
 
 impl<const NR: usize> ZeroizeOnDrop for Planes<NR> {}
 
 impl<const NR: usize> Planes<NR> {
-    /// Decryption form: the round keys as they are.
+    /// The key form of one direction, written into `slot` in place (a
+    /// key form built by value and moved there costs a zeroing and two
+    /// copies of its 1920 bytes, and leaves the copies on the stack).
+    /// Decryption: the round keys as they are. Encryption: fixsliced (see
+    /// [`MC_IDX`]); round keys 1..=NR also carry the S-box's constant 0x63
+    /// (bits 0, 1, 5, 6), which [`bitslice::sbox_no_const`] leaves out:
+    /// ShiftRows and MixColumns map a state of equal bytes `c` to itself,
+    /// so `c` can move to the next AddRoundKey. Units past `NR` are zero.
     #[inline(always)]
-    fn plain(enc: &[[u8; 16]; 15]) -> Self {
-        let mut p = [[Nq::default(); 8]; 15];
-        for i in 0..=NR {
-            p[i] = convert_key(&enc[i]);
+    fn build_into(enc: &[[u8; 16]; 15], dec: bool, slot: &mut MaybeUninit<Self>) {
+        // SAFETY: a place projection of storage we may write (no reference
+        // to uninitialised memory is made).
+        let base = unsafe { core::ptr::addr_of_mut!((*slot.as_mut_ptr()).0) }.cast::<[Nq; 8]>();
+        for (i, rk) in enc.iter().enumerate() {
+            let unit = if i > NR {
+                [Nq::default(); 8]
+            } else if dec {
+                convert_key(rk)
+            } else {
+                let mut r = convert_key_skewed(rk, i);
+                if i > 0 {
+                    for k in [0, 1, 5, 6] {
+                        r[k] = !r[k];
+                    }
+                }
+                r
+            };
+            // SAFETY: i < 15, so `base + i` is inside the array; all 15
+            // units are written, so the slot is initialised afterwards.
+            unsafe { base.add(i).write(unit) };
         }
-        Planes(p)
     }
 
-    /// Encryption form: fixsliced (see [`MC_IDX`]); round keys 1..=NR
-    /// also carry the S-box's constant
-    /// 0x63 (bits 0, 1, 5, 6), which [`bitslice::sbox_no_const`] leaves
-    /// out: ShiftRows and MixColumns map a state of equal bytes `c` to
-    /// itself, so `c` can move to the next AddRoundKey.
     #[inline(always)]
-    fn folded(enc: &[[u8; 16]; 15]) -> Self {
-        let mut p = [[Nq::default(); 8]; 15];
-        for i in 0..=NR {
-            p[i] = convert_key_skewed(&enc[i], i);
-        }
-        let mut p = Planes(p);
-        for r in p.0.iter_mut().take(NR + 1).skip(1) {
-            for k in [0, 1, 5, 6] {
-                r[k] = !r[k];
-            }
-        }
-        p
+    fn build(enc: &[[u8; 16]; 15], dec: bool) -> Self {
+        let mut p = MaybeUninit::uninit();
+        Self::build_into(enc, dec, &mut p);
+        // SAFETY: `build_into` wrote all 15 units.
+        unsafe { p.assume_init() }
     }
 
-    /// Encrypt 8 blocks held as planes (key from [`Planes::folded`]).
+    /// Encrypt 8 blocks held as planes (encryption form).
     #[inline(always)]
     fn encrypt(&self, q: &mut [Nq; 8]) {
         ark(q, &self.0[0]);
@@ -348,7 +356,7 @@ impl<const NR: usize> Planes<NR> {
         }
     }
 
-    /// Decrypt 8 blocks held as planes (key from [`Planes::plain`];
+    /// Decrypt 8 blocks held as planes (decryption form;
     /// straight inverse cipher).
     #[inline(always)]
     fn decrypt(&self, q: &mut [Nq; 8]) {
@@ -382,9 +390,9 @@ impl<const NR: usize> Planes<NR> {
         }
         let out = b.get_out();
         Nq::store(&q, |j, v| out[j] = v.into());
-        for x in q.iter_mut() {
-            wipe1(x);
-        }
+        // One wipe of the whole state (one pointer, paired stores).
+        // SAFETY: plain vectors, for which zero bytes are a valid value.
+        unsafe { ct_dispatch::wipe::wipe_bytes(&mut q) };
     }
 }
 
@@ -415,11 +423,6 @@ fn ark(q: &mut [Nq; 8], k: &[Nq; 8]) {
     }
 }
 
-#[inline(always)]
-fn wipe1(x: &mut Nq) {
-    wipe(&mut x.0);
-}
-
 /// The bsaes side of the aarch64 hybrid (and the forceable `bsaes`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NeonBsaes(());
@@ -435,24 +438,50 @@ impl Bitsliced<NeonVpaes> for NeonBsaes {
     }
 
     fn enc_key_from_single<const NR: usize>(_: NeonBsaes, k: &VKey<NR>) -> Planes<NR> {
-        Planes::folded(&k.ks.enc)
+        Planes::build(&k.ks.enc, false)
     }
 
     fn dec_key_from_single<const NR: usize>(_: NeonBsaes, k: &VKey<NR>) -> Planes<NR> {
-        Planes::plain(&k.ks.enc)
+        Planes::build(&k.ks.enc, true)
+    }
+
+    fn enc_key_from_single_into<const NR: usize>(
+        _: NeonBsaes,
+        k: &VKey<NR>,
+        slot: &mut MaybeUninit<Planes<NR>>,
+    ) {
+        Planes::build_into(&k.ks.enc, false, slot)
+    }
+
+    fn dec_key_from_single_into<const NR: usize>(
+        _: NeonBsaes,
+        k: &VKey<NR>,
+        slot: &mut MaybeUninit<Planes<NR>>,
+    ) {
+        Planes::build_into(&k.ks.enc, true, slot)
     }
 
     fn enc_key_from_schedule<const NR: usize>(_: NeonBsaes, ks: &Schedule<NR>) -> Planes<NR> {
-        Planes::folded(&ks.enc)
+        Planes::build(&ks.enc, false)
     }
 
     fn dec_key_from_schedule<const NR: usize>(_: NeonBsaes, ks: &Schedule<NR>) -> Planes<NR> {
-        Planes::plain(&ks.enc)
+        Planes::build(&ks.enc, true)
     }
 
     #[inline(always)]
     fn policy(_: NeonBsaes) -> Policy {
         crate::hybrid::AARCH64_POLICY
+    }
+
+    /// The wipe's own stores (`ct_dispatch::wipe`: the compiler's
+    /// `write_bytes`, a `memset` of the area with wide paired stores)
+    /// instead of the default 16-byte volatile stores, one per 16 bytes.
+    #[inline(always)]
+    fn scrub(_: NeonBsaes, a: &mut MaybeUninit<ScrubArea>) {
+        // SAFETY: `a` is writable storage owned by the caller; any bytes
+        // are a valid `MaybeUninit`.
+        unsafe { ct_dispatch::wipe::wipe_bytes(a.as_mut_ptr()) };
     }
 
     #[inline(always)]

@@ -157,16 +157,22 @@ fn planes(_: NeonToken, rk: &[u8; 16], fold: bool, j: usize, out: *mut Planes16)
 struct Planes16([[u8; 16]; 8]);
 
 impl<const NR: usize> Planes<NR> {
-    /// Round keys `order(j)` for `j = 0..=NR`, folded where `fold(j)`.
+    /// The key form of one direction, written into `slot` in place (no
+    /// move of the 2 KB form: a move leaves a copy and costs a `memcpy`).
+    /// Decryption: the round keys reversed, plain layout; encryption:
+    /// fixsliced (round key `j` skewed by `j`), round keys 1..=NR folded.
     #[inline(always)]
-    fn build(t: NeonToken, rk: &[[u8; 16]; 15], dec: bool) -> Self {
-        let mut p = Planes {
-            p: MaybeUninit::uninit(),
-            dec,
+    fn build_into(t: NeonToken, rk: &[[u8; 16]; 15], dec: bool, slot: &mut MaybeUninit<Self>) {
+        let s = slot.as_mut_ptr();
+        // SAFETY: `s` points at writable, aligned storage for a `Planes`;
+        // `dec` is written through a raw place (no reference to
+        // uninitialised memory), the units `0..=NR` by the routine below;
+        // the rest stay uninitialised, which `MaybeUninit` allows.
+        let base = unsafe {
+            core::ptr::addr_of_mut!((*s).dec).write(dec);
+            core::ptr::addr_of_mut!((*s).p).cast::<Planes16>()
         };
-        let base = p.p.as_mut_ptr().cast::<Planes16>();
         for j in 0..=NR {
-            // Decryption: reversed, plain layout; encryption: fixsliced.
             let (i, fold, skew) = if dec {
                 (NR - j, j < NR, 0)
             } else {
@@ -176,25 +182,15 @@ impl<const NR: usize> Planes<NR> {
             // routine writes all 128 bytes of that unit.
             planes(t, &rk[i], fold, skew, unsafe { base.add(j) });
         }
-        p
     }
 
-    /// [`Planes::build`] for encryption, written into `slot` in place.
     #[inline(always)]
-    fn enc_into(t: NeonToken, rk: &[[u8; 16]; 15], slot: &mut MaybeUninit<Self>) {
-        let s = slot.as_mut_ptr();
-        // SAFETY: `s` points at writable, aligned storage for a `Planes`;
-        // `dec` is written through a raw place (no reference to
-        // uninitialised memory), the units `0..=NR` by the routine (as in
-        // `build`); the rest stay uninitialised, which `MaybeUninit` allows.
-        let base = unsafe {
-            core::ptr::addr_of_mut!((*s).dec).write(false);
-            core::ptr::addr_of_mut!((*s).p).cast::<Planes16>()
-        };
-        for j in 0..=NR {
-            // SAFETY: j <= NR < 15, so `base + j` is inside the array.
-            planes(t, &rk[j], j > 0, j, unsafe { base.add(j) });
-        }
+    fn build(t: NeonToken, rk: &[[u8; 16]; 15], dec: bool) -> Self {
+        let mut p = MaybeUninit::uninit();
+        Self::build_into(t, rk, dec, &mut p);
+        // SAFETY: `build_into` initialised `dec` and the units in use; the
+        // array is `MaybeUninit`, so its unused units need no value.
+        unsafe { p.assume_init() }
     }
 
     fn enc(t: NeonToken, rk: &[[u8; 16]; 15]) -> Self {
@@ -205,21 +201,23 @@ impl<const NR: usize> Planes<NR> {
         Self::build(t, rk, true)
     }
 
+    /// One batch; `dec` is the caller's direction (a constant at each call
+    /// site, so the kernel is chosen at compile time).
     #[inline(always)]
-    fn run(&self, b: InOut<'_, '_, Array<Block, U8>>) {
+    fn run(&self, b: InOut<'_, '_, Array<Block, U8>>, dec: bool) {
         // Both pointers straight from the `InOut` (no reference made): for
         // an in-place batch, a `&mut` from `get_out` would invalidate a
         // pointer taken from `get_in` before the kernel reads through it.
         let (inp, out) = b.into_raw();
         let (inp, out) = (inp.cast::<u8>(), out.cast::<u8>());
-        debug_assert!(!self.dec || NR > 0);
+        debug_assert!(self.dec == dec && NR > 0);
         // SAFETY: a `Planes` only exists with a NEON token (see
         // `NeonBsaes`); `inp`/`out` point at 8 contiguous 16-byte blocks
         // (`Array<Block, U8>`; they may be equal, the kernel loads
         // everything before storing); the keys hold NR + 1 aligned round
         // keys; the kernels follow the AAPCS.
         unsafe {
-            if self.dec {
+            if dec {
                 aes_ct_bsaes_dec8_armv7(self.p.as_ptr().cast(), inp, out, NR)
             } else {
                 aes_ct_bsaes_enc8_armv7(self.p.as_ptr().cast(), inp, out, NR)
@@ -250,7 +248,15 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
         k: &super::vpaes::Key<NR>,
         slot: &mut MaybeUninit<Planes<NR>>,
     ) {
-        Planes::enc_into(t, &k.ks.enc, slot)
+        Planes::build_into(t, &k.ks.enc, false, slot)
+    }
+
+    fn dec_key_from_single_into<const NR: usize>(
+        t: NeonToken,
+        k: &super::vpaes::Key<NR>,
+        slot: &mut MaybeUninit<Planes<NR>>,
+    ) {
+        Planes::build_into(t, &k.ks.enc, true, slot)
     }
 
     fn dec_key_from_single<const NR: usize>(t: NeonToken, k: &super::vpaes::Key<NR>) -> Planes<NR> {
@@ -281,8 +287,7 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
 
     #[inline(always)]
     fn encrypt_batch<const NR: usize>(k: &Planes<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
-        debug_assert!(!k.dec);
-        k.run(b)
+        k.run(b, false)
     }
 
     /// The assembly CTR loop (`aes_ct_bsaes_ctr32_armv7`): counters built
@@ -326,8 +331,7 @@ impl Bitsliced<ArmVpaes> for NeonBsaes {
 
     #[inline(always)]
     fn decrypt_batch<const NR: usize>(k: &Planes<NR>, b: InOut<'_, '_, Array<Block, U8>>) {
-        debug_assert!(k.dec);
-        k.run(b)
+        k.run(b, true)
     }
 }
 
