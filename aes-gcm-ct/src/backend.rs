@@ -365,6 +365,10 @@ backends! {
 
 /// A key's state: exactly the key form its path uses.
 #[derive(Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "long-lived keys; no_std has no Box"
+)]
 pub(crate) enum Path<Aes> {
     /// A fused path: its round keys and H powers (no cipher, no ghash-ct
     /// key).
@@ -440,7 +444,7 @@ fn ghash_ct_hash(g: &GHashKey, data: &[u8], lens: &Block) -> Block {
 /// optimised builds. `ct-check/tests/zeroize.rs`
 /// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
 /// small.
-pub(crate) const SETUP_SCRUB: usize = 12 * 1024;
+pub(crate) const SETUP_SCRUB: usize = 8 * 1024;
 
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's
