@@ -103,14 +103,54 @@ const PAD: usize = 4;
 /// blocks after. Wiped with its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 
-#[target_feature(enable = "sse2,pclmulqdq")]
-fn powers(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
-    let mut p = [_mm_setzero_si128(); NPOW];
-    raise(ld(&h1.to_le_bytes()), &mut p);
-    for (o, v) in out[..NPOW].iter_mut().rev().zip(&p) {
-        *o = st(*v);
+/// The key's powers, `L` at a time: H^1..H^4 by the 128-bit tree of
+/// `aesni_clmul::raise`, then vectors of `L` consecutive powers, each the
+/// product of a lower vector and one broadcast power (H^4, H^8, H^16), so
+/// the vector products form a tree of depth three: 3 + 16 / L vector
+/// products instead of 16 128-bit ones.
+#[inline(always)]
+unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
+    // SAFETY: the trait contract (the CPU features of V) is the caller's;
+    // every vector load and store covers `L` consecutive entries of `up`,
+    // inside it (`NPOW` is a multiple of 4 and of `L`).
+    unsafe {
+        // up[i] = H^(i + 1), ascending.
+        let mut up = [[0u8; 16]; NPOW];
+        let mut p4 = [_mm_setzero_si128(); 4];
+        raise(ld(&h1.to_le_bytes()), &mut p4);
+        for (u, p) in up.iter_mut().zip(&p4) {
+            *u = st(*p);
+        }
+        wipe(&mut p4);
+        // Powers 4 .. 8, 8 .. 16, 16 .. NPOW from the first ones times
+        // H^4, H^8, H^16. The vectors stay in registers (wiping them would
+        // store them); the constructor scrubs the dead stack after.
+        for (from, to) in [(4, 8), (8, 16), (16, NPOW)] {
+            let hb = V::bcast(ld(&up[from - 1]));
+            for i in (from..to).step_by(V::L) {
+                let a = V::load(up[i - from].as_ptr());
+                V::store(up[i].as_mut_ptr(), mul_lanes(a, hb));
+            }
+        }
+        for (o, u) in out[..NPOW].iter_mut().rev().zip(&up) {
+            *o = *u;
+        }
+        wipe(&mut up);
     }
-    wipe(&mut p);
+}
+
+#[target_feature(
+    enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq"
+)]
+fn powers512(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
+    // SAFETY: this fn's features are `Z`'s.
+    unsafe { powers_v::<Z>(h1, out) }
+}
+
+#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
+fn powers256(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
+    // SAFETY: this fn's features are `Y`'s.
+    unsafe { powers_v::<Y>(h1, out) }
 }
 
 fused_engine!(
@@ -119,7 +159,7 @@ fused_engine!(
     VaesClmul,
     cpu_vaes512::get(),
     encrypt_zero,
-    powers,
+    powers512,
     crypt512,
     ghash_by_h1,
     NPOW - 1
@@ -130,7 +170,7 @@ fused_engine!(
     VaesAvx2Clmul,
     cpu_vaes256::get(),
     encrypt_zero,
-    powers,
+    powers256,
     crypt256,
     ghash_by_h1,
     NPOW - 1
@@ -169,8 +209,9 @@ fn crypt256<const NR: usize>(
 }
 
 /// A vector of `L` 128-bit lanes. The implementations are only used inside
-/// `crypt512` / `crypt256`, entered after the matching CPU check, and are
-/// inlined there (so the intrinsics run with those target features).
+/// `crypt512` / `crypt256` and `powers512` / `powers256`, entered after the
+/// matching CPU check, and are inlined there (so the intrinsics run with
+/// those target features).
 ///
 /// # Safety
 /// Every method requires the CPU features of its width (see the CPU
@@ -522,6 +563,31 @@ unsafe fn mul_acc<V: Lanes>(s: &mut Acc<V>, y: V, h: V) {
     }
 }
 
+/// `a * b` lane by lane, each lane reduced (POLYVAL products).
+#[inline(always)]
+unsafe fn mul_lanes<V: Lanes>(a: V, b: V) -> V {
+    // SAFETY: the trait contract is the caller's.
+    unsafe {
+        let mut s = (V::zero(), V::zero(), V::zero());
+        mul_acc(&mut s, a, b);
+        reduce_lanes(s)
+    }
+}
+
+/// Montgomery reduction of each lane (as `aesni_clmul::reduce`).
+#[inline(always)]
+unsafe fn reduce_lanes<V: Lanes>((lo, mid, hi): Acc<V>) -> V {
+    // SAFETY: the trait contract is the caller's.
+    unsafe {
+        let lo = lo.xor(mid.bsl8());
+        let hi = hi.xor(mid.bsr8());
+        let poly = V::bcast(_mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1));
+        let lo = lo.swap64().xor(lo.clmul::<0x10>(poly));
+        let lo = lo.swap64().xor(lo.clmul::<0x10>(poly));
+        hi.xor(lo)
+    }
+}
+
 /// Add `extra` (128-bit parts) to lane 0 of `s`, reduce every lane
 /// (Montgomery, as `aesni_clmul::reduce`, lane-wise: the reduction is
 /// linear, so reducing the lanes and then XORing them equals reducing
@@ -539,12 +605,7 @@ unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>
             mid = mid.xor(V::lane0(m));
             hi = hi.xor(V::lane0(h));
         }
-        let lo = lo.xor(mid.bsl8());
-        let hi = hi.xor(mid.bsr8());
-        let poly = V::bcast(_mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1));
-        let lo = lo.swap64().xor(lo.clmul::<0x10>(poly));
-        let lo = lo.swap64().xor(lo.clmul::<0x10>(poly));
-        hi.xor(lo).fold()
+        reduce_lanes((lo, mid, hi)).fold()
     }
 }
 
