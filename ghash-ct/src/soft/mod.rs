@@ -18,8 +18,11 @@
 //!   using 32x32 -> 64 multiplies (one `umull` on 32-bit ARM): 16 multiplies,
 //!   and 64x64 by Karatsuba over three of those (48 multiplies).
 //!
-//! 128x128 uses Karatsuba (3 64x64 products). The key side (H powers) is
-//! split into classes once at key setup.
+//! 128x128 uses Karatsuba (3 64x64 products). The key keeps the H powers
+//! as plain words; each hashing call splits the powers it uses into
+//! classes once, on the stack, and wipes them (a key kept split would be
+//! eight times larger, and the largest GHASH key form sets the size of
+//! every ghash-ct and AES-GCM key).
 //! Runs of W = 8 blocks are multiplied by `H^8..H^1` (measured: soft64 on
 //! x86_64 faster than with 4 or 16; soft32 63.7 instructions/byte on armv7
 //! against 68.4 with 4); the class products of

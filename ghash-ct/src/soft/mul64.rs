@@ -12,16 +12,18 @@
 //! carry ever crosses a hole) and handles its top 4 bits apart: the
 //! carry-less product of x by the 4-bit value t = y >> 60 is
 //! `XOR over r of (x & mask_r) << r`, `mask_r` all-ones exactly when bit r of
-//! t is set (masks made once at key setup, no branch), shifted into place
+//! t is set (masks made with the classes, no branch), shifted into place
 //! by 60.
 //!
-//! Our arrangement: the key's classes and masks are made once at key setup,
+//! Our arrangement: the key's classes and masks are made once per hashing
+//! call (`SoftKey::split`),
 //! products are XOR-summed per class over a whole run of blocks (the sums
 //! are masked once per run), and a run's data words are split into classes
 //! first, then the class sums are made two at a time (see `part`). Cost per
 //! 64x64 product: 16 widening multiplies (the old form:
 //! 32 truncated ones and a bit reversal of the data), 32 64-bit XORs and
-//! 4 masked XORs; per run: 4 masks and 4 shifts.
+//! 4 masked XORs; per run: 4 masks and 4 shifts; per call: the split of
+//! the powers it uses (a few ANDs and shifts per key word).
 
 use super::Form;
 use ct_dispatch::wipe::Zeroable;
