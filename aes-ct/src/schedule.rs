@@ -91,9 +91,21 @@ pub(crate) fn sub_word(w: u32) -> u32 {
 
 /// Multiply by `x` in GF(2^8), branch-free.
 #[inline]
-pub(crate) fn xtime(b: u8) -> u8 {
+pub(crate) const fn xtime(b: u8) -> u8 {
     (b << 1) ^ (0x1b & 0u8.wrapping_sub(b >> 7))
 }
+
+/// The round constants (FIPS-197 section 5.2): `RCON[i] = x^i` in GF(2^8);
+/// AES-128 uses all ten, AES-192 eight, AES-256 seven.
+pub(crate) const RCON: [u8; 10] = {
+    let mut r = [1u8; 10];
+    let mut i = 1;
+    while i < 10 {
+        r[i] = xtime(r[i - 1]);
+        i += 1;
+    }
+    r
+};
 
 /// InvMixColumns of one 16-byte state (4 columns), branch-free.
 pub(crate) fn inv_mix_columns(s: &[u8; 16]) -> [u8; 16] {
@@ -134,12 +146,10 @@ impl<const NR: usize> Schedule<NR> {
         for i in 0..nk {
             w[i] = u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]);
         }
-        let mut rcon: u8 = 1;
         for i in nk..4 * (NR + 1) {
             let mut t = w[i - 1];
             if i % nk == 0 {
-                t = ops.sub_word(t.rotate_left(8)) ^ ((rcon as u32) << 24);
-                rcon = xtime(rcon);
+                t = ops.sub_word(t.rotate_left(8)) ^ ((RCON[i / nk - 1] as u32) << 24);
             } else if nk > 6 && i % nk == 4 {
                 t = ops.sub_word(t);
             }

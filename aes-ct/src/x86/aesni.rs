@@ -28,7 +28,7 @@
 use crate::hybrid::wipe_blocks;
 use crate::{
     backend::Engine,
-    schedule::{KeyOps, Schedule},
+    schedule::{KeyOps, RCON, Schedule},
 };
 use cipher::{
     BlockCipherDecClosure, BlockCipherEncClosure, BlockSizeUser, ParBlocks, ParBlocksSizeUser,
@@ -126,9 +126,6 @@ fn schedule_aesni<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
     Schedule { enc }
 }
 
-/// The round constants of AES-128 (AES-256 uses the first seven).
-const RCON: [i32; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
-
 /// 16 key bytes (unaligned load).
 #[inline]
 #[target_feature(enable = "sse2")]
@@ -160,10 +157,10 @@ fn next_half(k: __m128i, t: __m128i) -> __m128i {
 /// `SubWord(RotWord(w3)) ^ rcon` of `k`'s last word, in all four lanes.
 #[inline]
 #[target_feature(enable = "aes,sse2,ssse3")]
-fn sub_rot_word(k: __m128i, rcon: i32) -> __m128i {
+fn sub_rot_word(k: __m128i, rcon: u8) -> __m128i {
     // Bytes 13, 14, 15, 12 into each lane: RotWord of word 3, broadcast.
     let t = _mm_shuffle_epi8(k, _mm_set1_epi32(0x0c0f_0e0d));
-    _mm_aesenclast_si128(t, _mm_set1_epi32(rcon))
+    _mm_aesenclast_si128(t, _mm_set1_epi32(i32::from(rcon)))
 }
 
 /// `SubWord(w3)` of `k`'s last word, in all four lanes (AES-256's odd

@@ -125,11 +125,10 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         if !runs.is_empty() {
             // Full runs: a fixed length, so the block loops unroll; the
             // key words are split into classes once per call, on the stack.
-            let mut ys = self.split::<W>();
-            for run in runs {
-                *acc = Self::run::<GHASH, W, W>(&mut s, &ys, *acc, run);
-            }
-            wipe(&mut ys);
+            *acc = self.with_split::<W, _>(|ys| {
+                runs.iter()
+                    .fold(*acc, |a, run| Self::run::<GHASH, W, W>(&mut s, ys, a, run))
+            });
         }
         // The rest: short lengths get code of their own (the block loops
         // unroll; most messages end in, or are, a short run), with only the
@@ -166,16 +165,20 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         chunk: &[Block],
     ) -> u128 {
         if N == 0 {
-            let mut ys = self.split::<W>();
-            let r = Self::run::<GHASH, 0, W>(s, &ys, acc, chunk);
-            wipe(&mut ys);
-            r
+            self.with_split::<W, _>(|ys| Self::run::<GHASH, 0, W>(s, ys, acc, chunk))
         } else {
-            let mut ys = self.split::<N>();
-            let r = Self::run::<GHASH, N, N>(s, &ys, acc, chunk);
-            wipe(&mut ys);
-            r
+            self.with_split::<N, _>(|ys| Self::run::<GHASH, N, N>(s, ys, acc, chunk))
         }
+    }
+
+    /// `f` over the last `K` powers split into classes (on the stack,
+    /// wiped after).
+    #[inline(always)]
+    fn with_split<const K: usize, R>(&self, f: impl FnOnce(&[[F::Y; K]; 3]) -> R) -> R {
+        let mut ys = self.split::<K>();
+        let r = f(&ys);
+        wipe(&mut ys);
+        r
     }
 
     /// One run of blocks (`N` = its length if known, else 0) with split

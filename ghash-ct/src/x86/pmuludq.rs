@@ -74,9 +74,9 @@ const M64: u64 = 0x1111_1111_1111_1111;
 /// 32-bit piece (lo ^ hi). A vector of n lanes reads n consecutive entries
 /// and makes the piece (lo as loaded, hi by a shift) and its classes (four
 /// ANDs) as it goes; the third piece is stored because its shift and XOR,
-/// beside the data's, cost the SSSE3 width a few percent. Stored split
-/// into classes, the key was four times larger, and every ghash-ct key is
-/// as large as the largest form.
+/// beside the data's, slow the SSSE3 width (`ghash-ct/PERFORMANCE.md`).
+/// Stored split into classes, the key would be four times larger, and
+/// every ghash-ct key is as large as the largest form.
 #[derive(Clone)]
 pub(crate) struct PmuludqKey<T: Copy> {
     d: [u64; 2 * W],
