@@ -33,12 +33,13 @@ pub(crate) trait Engine {
     type Key<const NR: usize>: Clone;
     /// Run the CPU check (cached by the backend).
     fn token() -> Option<Self::Token>;
-    /// The standard schedule of `key`, computed the way this backend can
-    /// (default: in software; backends with AES instructions use them).
+    /// The standard schedule of `key` into `enc` (in place: no copy left
+    /// behind), computed the way this backend can (default: in software;
+    /// backends with AES instructions use them).
     #[inline(always)]
-    fn schedule<const NR: usize>(token: Self::Token, key: &[u8]) -> Schedule<NR> {
+    fn schedule<const NR: usize>(token: Self::Token, key: &[u8], enc: &mut [[u8; 16]; 15]) {
         let _ = token;
-        Schedule::new(key)
+        crate::schedule::expand_with::<NR>(crate::schedule::SoftOps, key, enc)
     }
     /// Derive the backend's key form from the standard schedule.
     fn expand<const NR: usize>(token: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
@@ -202,7 +203,11 @@ ct_dispatch::backends! {
 
 impl<const NR: usize> Keys<NR> {
     pub(crate) fn new(backend: Backend, key: &[u8]) -> Result<Self, UnsupportedBackend> {
-        keys!(new backend, |t, E| E::expand(t, &E::schedule::<NR>(t, key)))
+        keys!(new backend, |t, E| {
+            let mut ks = Schedule::<NR>::zeroed();
+            E::schedule::<NR>(t, key, &mut ks.enc);
+            E::expand(t, &ks)
+        })
     }
 
     #[inline]
@@ -236,13 +241,14 @@ impl<const NR: usize> Keys<NR> {
     }
 }
 
-/// The standard schedule of `key`, computed by the detected backend: with
-/// its AES instructions where it has them (`Engine::schedule`), else in
-/// software. For [`crate::hazmat::RoundKeys`], which has no backend of
-/// its own.
-pub(crate) fn schedule<const NR: usize>(key: &[u8]) -> Schedule<NR> {
-    keys!(with Backend::detected(), |t, E| E::schedule::<NR>(t, key))
-        .unwrap_or_else(|_| Schedule::new(key))
+/// The standard schedule of `key` into `enc`, computed by the detected
+/// backend: with its AES instructions where it has them
+/// (`Engine::schedule`), else in software. For
+/// [`crate::hazmat::RoundKeys`], which has no backend of its own.
+pub(crate) fn schedule_into<const NR: usize>(key: &[u8], enc: &mut [[u8; 16]; 15]) {
+    if keys!(with Backend::detected(), |t, E| E::schedule::<NR>(t, key, &mut *enc)).is_err() {
+        crate::schedule::expand_with::<NR>(crate::schedule::SoftOps, key, enc);
+    }
 }
 
 /// Start-up self-test (feature `self-test`): FIPS-197 C.1 (AES-128) and C.3

@@ -32,13 +32,27 @@ pub struct RoundKeys {
 impl RoundKeys {
     /// Expand a 16-, 24- or 32-byte AES key; `None` for any other length.
     pub fn new(key: &[u8]) -> Option<Self> {
-        let (nr, rk) = match key.len() {
-            16 => (10, crate::backend::schedule::<10>(key).enc),
-            24 => (12, crate::backend::schedule::<12>(key).enc),
-            32 => (14, crate::backend::schedule::<14>(key).enc),
-            _ => return None,
+        let mut rk = Self {
+            nr: 0,
+            rk: [[0; 16]; 15],
         };
-        Some(Self { nr, rk })
+        rk.nr = Self::expand_into(key, &mut rk.rk)?;
+        Some(rk)
+    }
+
+    /// Expand a 16-, 24- or 32-byte AES key into `rk` (as [`Self::new`],
+    /// for a caller that builds its own key form in place, so no copy of
+    /// the round keys is left behind; wiping `rk` is the caller's):
+    /// the number of rounds, or `None` (and `rk` untouched) for any other
+    /// length.
+    pub fn expand_into(key: &[u8], rk: &mut [[u8; 16]; 15]) -> Option<usize> {
+        match key.len() {
+            16 => crate::backend::schedule_into::<10>(key, rk),
+            24 => crate::backend::schedule_into::<12>(key, rk),
+            32 => crate::backend::schedule_into::<14>(key, rk),
+            _ => return None,
+        }
+        Some(6 + key.len() / 4)
     }
 
     /// Round keys a key form holds already (`nr` rounds).

@@ -131,38 +131,19 @@ impl<const NR: usize> Schedule<NR> {
     /// Key length in 32-bit words.
     pub(crate) const NK: usize = NR - 6;
 
-    /// Expand `key` (`4 * NK` bytes) in software.
-    pub(crate) fn new(key: &[u8]) -> Self {
-        Self::new_with(SoftOps, key)
+    /// All-zero round keys, for [`expand_with`] to fill in place.
+    pub(crate) const fn zeroed() -> Self {
+        Schedule { enc: [[0; 16]; 15] }
     }
 
-    /// Expand `key` (`4 * NK` bytes) with `ops`' SubWord. Inlined, so a
-    /// backend can compile it with its instructions enabled.
-    #[inline(always)]
-    pub(crate) fn new_with(ops: impl KeyOps, key: &[u8]) -> Self {
-        assert_eq!(key.len(), 4 * Self::NK, "AES key length");
-        let nk = Self::NK;
-        let mut w = [0u32; 60];
-        for i in 0..nk {
-            w[i] = u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]);
-        }
-        for i in nk..4 * (NR + 1) {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                t = ops.sub_word(t.rotate_left(8)) ^ ((RCON[i / nk - 1] as u32) << 24);
-            } else if nk > 6 && i % nk == 4 {
-                t = ops.sub_word(t);
-            }
-            w[i] = w[i - nk] ^ t;
-        }
-        let mut enc = [[0u8; 16]; 15];
-        for (r, rk) in enc.iter_mut().enumerate().take(NR + 1) {
-            for c in 0..4 {
-                rk[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_be_bytes());
-            }
-        }
-        w.zeroize();
-        Schedule { enc }
+    /// Expand `key` (`4 * NK` bytes) in software (the reference the
+    /// AES-instruction schedules are tested against).
+    #[cfg(test)]
+    #[allow(dead_code, reason = "the reference of some backends' tests only")]
+    pub(crate) fn new(key: &[u8]) -> Self {
+        let mut ks = Self::zeroed();
+        expand_with::<NR>(SoftOps, key, &mut ks.enc);
+        ks
     }
 
     /// Round keys of the equivalent inverse cipher: `dec[0] = enc[NR]`,
@@ -184,6 +165,36 @@ impl<const NR: usize> Schedule<NR> {
         dec[NR] = self.enc[0];
         dec
     }
+}
+
+/// Expand `key` (`4 * NK` bytes) with `ops`' SubWord into `enc` (its
+/// first `NR + 1` entries; the rest are zeroed), in place so no copy of the
+/// round keys is left behind. Inlined, so a backend can compile it with
+/// its instructions enabled.
+#[inline(always)]
+pub(crate) fn expand_with<const NR: usize>(ops: impl KeyOps, key: &[u8], enc: &mut [[u8; 16]; 15]) {
+    let nk = Schedule::<NR>::NK;
+    assert_eq!(key.len(), 4 * nk, "AES key length");
+    let mut w = [0u32; 60];
+    for i in 0..nk {
+        w[i] = u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]);
+    }
+    for i in nk..4 * (NR + 1) {
+        let mut t = w[i - 1];
+        if i % nk == 0 {
+            t = ops.sub_word(t.rotate_left(8)) ^ ((RCON[i / nk - 1] as u32) << 24);
+        } else if nk > 6 && i % nk == 4 {
+            t = ops.sub_word(t);
+        }
+        w[i] = w[i - nk] ^ t;
+    }
+    // Words past round key NR are still zero.
+    for (r, rk) in enc.iter_mut().enumerate() {
+        for c in 0..4 {
+            rk[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_be_bytes());
+        }
+    }
+    w.zeroize();
 }
 
 /// Test helper for the backends' own [`KeyOps`]: `ops` must equal the

@@ -234,11 +234,15 @@ pub(crate) trait Engine {
     type Key: Clone;
     /// CPU check (cached by `ct_dispatch::x86` or `cpufeatures`).
     fn available() -> bool;
-    /// Build the key form from the AES round keys: H = E_K(0) and its
-    /// powers, with the path's own instructions. `None` if the CPU cannot
-    /// run this path.
+    /// The key form with no key in it yet, for [`Engine::fill_key`]; `None`
+    /// if the CPU cannot run this path. A `Key` is made only here, after
+    /// the CPU check, which the path's functions rely on.
+    fn empty_key() -> Option<Self::Key>;
+    /// Fill `key` where it lies: the round keys written by `round_keys`
+    /// (which returns the number of rounds, `None` leaving the key empty),
+    /// then H = E_K(0) and its powers, with the path's own instructions.
     #[cfg(feature = "aes")]
-    fn new_key(rk: &aes_ct::hazmat::RoundKeys) -> Option<Self::Key>;
+    fn fill_key(key: &mut Self::Key, round_keys: impl FnOnce(&mut [[u8; 16]; 15]) -> Option<usize>);
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
     /// and the ciphertext, and return the full 16-byte tag.
     fn crypt(
@@ -300,19 +304,28 @@ macro_rules! backends {
         }
 
         impl Fused {
-            /// The key form of fused path `backend` from round keys `rk`;
-            /// `None` for a path that is not fused or that this CPU cannot
-            /// run.
+            /// The empty key form of fused path `backend`, to be filled in
+            /// place by [`Fused::fill`]; `None` for a path that is not
+            /// fused or that this CPU cannot run.
             #[cfg(feature = "aes")]
-            #[allow(unused_variables)]
-            pub(crate) fn new(backend: Backend, rk: &aes_ct::hazmat::RoundKeys) -> Option<Self> {
+            #[inline(always)]
+            pub(crate) fn empty(backend: Backend) -> Option<Self> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::new_key(rk).map(Fused::$variant),
+                        Backend::$variant => <$engine as Engine>::empty_key().map(Fused::$variant),
                     )*
                     #[allow(unreachable_patterns)]
                     _ => None,
+                }
+            }
+
+            /// Fill this key form where it lies (`Engine::fill_key`).
+            #[cfg(feature = "aes")]
+            #[allow(unused_variables)]
+            pub(crate) fn fill(&mut self, round_keys: impl FnOnce(&mut [[u8; 16]; 15]) -> Option<usize>) {
+                match *self {
+                    $( $(#[$cfg])* Fused::$variant(ref mut k) => <$engine as Engine>::fill_key(k, round_keys), )*
                 }
             }
 
@@ -465,28 +478,36 @@ pub(crate) struct FusedKey<const N: usize> {
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 impl<const N: usize> FusedKey<N> {
-    /// The round keys `rk`, and the powers filled in by `raise` (the
+    /// No key yet: what a path's `empty_key` hands out.
+    pub(crate) const EMPTY: Self = Self {
+        nr: 0,
+        rk: [[0; 16]; 15],
+        h: [[0; 16]; N],
+    };
+
+    /// Fill in place: the round keys written by `round_keys` (nothing if
+    /// it returns `None`), then the powers filled in by `raise` (the
     /// path's own multiply) from H in POLYVAL form
     /// (`mulX_POLYVAL(ByteReverse(H))`, RFC 8452 appendix A, branch-free),
     /// which is wiped after; `h` = E_K(0) is computed by `encrypt` (the
     /// path's own AES) from the round keys.
-    pub(crate) fn new(
-        rk: &aes_ct::hazmat::RoundKeys,
+    #[inline(always)]
+    pub(crate) fn fill(
+        &mut self,
+        round_keys: impl FnOnce(&mut [[u8; 16]; 15]) -> Option<usize>,
         encrypt: impl FnOnce(&[[u8; 16]; 15], usize) -> [u8; 16],
         raise: impl FnOnce(u128, &mut [[u8; 16]; N]),
-    ) -> Self {
-        let mut key = Self {
-            nr: rk.rounds(),
-            rk: *rk.as_array(),
-            h: [[0; 16]; N],
+    ) {
+        let Some(nr) = round_keys(&mut self.rk) else {
+            return;
         };
-        let mut h = encrypt(&key.rk, key.nr);
+        self.nr = nr;
+        let mut h = encrypt(&self.rk, nr);
         let hr = u128::from_be_bytes(h);
         let mask = 0u128.wrapping_sub(hr >> 127);
         let mut h1 = (hr << 1) ^ (mask & 0xc200_0000_0000_0000_0000_0000_0000_0001);
-        raise(h1, &mut key.h);
+        raise(h1, &mut self.h);
         ct_dispatch::wipe::wipe(&mut h1);
         ct_dispatch::wipe::wipe(&mut h);
-        key
     }
 }

@@ -85,7 +85,7 @@ macro_rules! by_rounds {
 
 /// The `backend::Engine` impl of a fused path (the same glue for each):
 /// `$check` is its CPU check; its (target-feature) functions, which run
-/// only after `$check` passed (a `Key` is only made by `new_key`):
+/// only after `$check` passed (a `Key` is only made by `empty_key`):
 /// `$encrypt(rk, nr)` is E_K(0), `$powers(h1, &mut key.h)` the power
 /// computation, `$crypt::<NR>(key, j0, aad, buf, encrypt)` the message
 /// function, and `$ghash(&key.h[$h1], data, lens)` GHASH by H^1 (`key.h`'s
@@ -104,17 +104,23 @@ macro_rules! fused_engine {
                 $check
             }
 
-            fn new_key(rk: &aes_ct::hazmat::RoundKeys) -> Option<Key> {
-                if !$check {
-                    return None;
-                }
-                Some(Key::new(
-                    rk,
-                    // SAFETY: the CPU check passed just before.
+            #[inline(always)]
+            fn empty_key() -> Option<Key> {
+                $check.then_some(Key::EMPTY)
+            }
+
+            fn fill_key(
+                key: &mut Key,
+                round_keys: impl FnOnce(&mut [[u8; 16]; 15]) -> Option<usize>,
+            ) {
+                key.fill(
+                    round_keys,
+                    // SAFETY: a `Key` is only made by `empty_key`, after the
+                    // CPU check.
                     |rk, nr| unsafe { $encrypt(rk, nr) },
                     // SAFETY: as for `$encrypt`.
                     |h1, out| unsafe { $powers(h1, out) },
-                ))
+                )
             }
 
             fn crypt(
@@ -124,7 +130,7 @@ macro_rules! fused_engine {
                 buf: aead::inout::InOutBuf<'_, '_, u8>,
                 encrypt: bool,
             ) -> crate::Block {
-                // SAFETY: a `Key` is only built by `new_key`, after the CPU
+                // SAFETY: a `Key` is only made by `empty_key`, after the CPU
                 // check.
                 unsafe { by_rounds!(key.nr, $crypt(key, j0, aad, buf, encrypt)) }
             }
@@ -305,12 +311,11 @@ where
     // a copy of it.
     #[inline(always)]
     fn new(key: &Key<Self>) -> Self {
-        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| {
-            Self::build_auto(
-                key,
-                backend::choose(backend::aes_ct_backend_of_new::<Aes>()),
-            )
-        })
+        let backend = backend::choose(backend::aes_ct_backend_of_new::<Aes>());
+        ct_dispatch::wipe::scrubbed_with::<_, { backend::SETUP_SCRUB }>(
+            || Self::start_auto(key, backend),
+            |gcm| gcm.fill_fused(key),
+        )
     }
 }
 
@@ -335,6 +340,7 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
     TagSize: crate::TagSize,
 {
+    #[inline(always)]
     fn with_path(path: Path<Aes>) -> Self {
         Self {
             path: ManuallyDrop::new(path),
@@ -348,11 +354,17 @@ where
         #[cfg(not(feature = "aes"))]
         let _ = path;
         #[cfg(feature = "aes")]
-        if let Some(f) = backend::round_keys_of(&cipher)
-            .flatten()
-            .and_then(|rk| Fused::new(path, &rk))
+        if let Some(rk) = backend::round_keys_of(&cipher).flatten()
+            && let Some(f) = Fused::empty(path)
         {
-            return Self::with_path(Path::Fused(f));
+            let mut gcm = Self::with_path(Path::Fused(f));
+            if let Path::Fused(f) = &mut *gcm.path {
+                f.fill(|out| {
+                    *out = *rk.as_array();
+                    Some(rk.rounds())
+                });
+            }
+            return gcm;
         }
         let ghash = ghash_key(&cipher, None).unwrap_or_else(|_| unreachable!("detected"));
         #[cfg(feature = "aes")]
@@ -419,16 +431,48 @@ where
     /// one of our `aes_ct` types; [`Backend::Generic`] always works).
     #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
-        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::build(key, backend))
+        ct_dispatch::wipe::scrubbed_with::<_, { backend::SETUP_SCRUB }>(
+            || Self::start(key, backend),
+            |gcm| {
+                if let Ok(gcm) = gcm {
+                    gcm.fill_fused(key);
+                }
+            },
+        )
+    }
+
+    /// The empty key form of fused path `backend` for a key of `key`'s
+    /// length, if there is one (an AES key length, a fused path this CPU
+    /// runs).
+    #[cfg(feature = "aes")]
+    #[inline(always)]
+    fn empty_fused(key: &Key<Self>, backend: Backend) -> Option<Fused> {
+        if matches!(key.len(), 16 | 24 | 32) {
+            Fused::empty(backend)
+        } else {
+            None
+        }
+    }
+
+    /// A fused path's key form filled in where it lies from `key` (the
+    /// other paths are built whole by `start`).
+    #[inline(always)]
+    fn fill_fused(&mut self, key: &Key<Self>) {
+        #[cfg(feature = "aes")]
+        if let Path::Fused(f) = &mut *self.path {
+            f.fill(|rk| aes_ct::hazmat::RoundKeys::expand_into(key, rk));
+        }
+        #[cfg(not(feature = "aes"))]
+        let _ = key;
     }
 
     /// The key of path `backend` (which passed its CPU check), else of the
-    /// generic path; built as the value returned (no `Result` to copy it
-    /// out of).
-    fn build_auto(key: &Key<Self>, backend: Backend) -> Self {
+    /// generic path: a fused path's empty key form (for `fill_fused`), or
+    /// the generic or `ctr-ghash` key whole.
+    #[inline(always)]
+    fn start_auto(key: &Key<Self>, backend: Backend) -> Self {
         #[cfg(feature = "aes")]
-        if let Some(f) = aes_ct::hazmat::RoundKeys::new(key).and_then(|rk| Fused::new(backend, &rk))
-        {
+        if let Some(f) = Self::empty_fused(key, backend) {
             return Self::with_path(Path::Fused(f));
         }
         let cipher = Aes::new(key);
@@ -440,19 +484,16 @@ where
         Self::with_path(Path::Generic(cipher, ghash))
     }
 
-    /// The key of path `backend`: a fused path's key form from the round
-    /// keys of `key` (no cipher is made), or the cipher and ghash-ct's key.
-    fn build(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
+    /// The key of path `backend`: a fused path's empty key form (for
+    /// `fill_fused`; no cipher is made), or the cipher and ghash-ct's key.
+    fn start(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
         let unsupported = Err(UnsupportedBackend(backend));
         if backend != Backend::Generic && !backend::is_aes_ct::<Aes>() {
             return unsupported;
         }
         #[cfg(feature = "aes")]
         if backend != Backend::CtrGhash && backend != Backend::Generic {
-            let Some(rk) = aes_ct::hazmat::RoundKeys::new(key) else {
-                return unsupported;
-            };
-            return match Fused::new(backend, &rk) {
+            return match Self::empty_fused(key, backend) {
                 Some(f) => Ok(Self::with_path(Path::Fused(f))),
                 None => unsupported,
             };

@@ -194,8 +194,18 @@ mod stores {
 /// own frame keeps no copy either.
 #[inline(always)]
 pub fn scrubbed<R, const N: usize>(f: impl FnOnce() -> R) -> R {
+    scrubbed_with::<R, N>(f, |_| {})
+}
+
+/// [`scrubbed`] for a value built where it lies: `init` makes it without
+/// key material (a zeroed key form, which the compiler writes straight
+/// into the slot), then `fill` writes the key into it in place. A key
+/// form moved out of a constructor is copied by every layer it passes
+/// through; built in place it is copied once, into the return place.
+#[inline(always)]
+pub fn scrubbed_with<R, const N: usize>(init: impl FnOnce() -> R, fill: impl FnOnce(&mut R)) -> R {
     let mut slot = core::mem::MaybeUninit::<R>::uninit();
-    build_into(&mut slot, f);
+    build_into(&mut slot, init, fill);
     scrub_stack::<N>();
     // SAFETY: `build_into` initialised the slot; it is read once, and its
     // bytes are then overwritten and never read as an `R` again.
@@ -207,8 +217,12 @@ pub fn scrubbed<R, const N: usize>(f: impl FnOnce() -> R) -> R {
 }
 
 #[inline(never)]
-fn build_into<R>(slot: &mut core::mem::MaybeUninit<R>, f: impl FnOnce() -> R) {
-    slot.write(f());
+fn build_into<R>(
+    slot: &mut core::mem::MaybeUninit<R>,
+    init: impl FnOnce() -> R,
+    fill: impl FnOnce(&mut R),
+) {
+    fill(slot.write(init()));
 }
 
 /// Zero `N` bytes of the stack below the caller's frame (a local array of

@@ -115,8 +115,8 @@ impl Engine for ArmV8 {
         Some(key.enc)
     }
 
-    fn schedule<const NR: usize>(t: ArmV8, key: &[u8]) -> Schedule<NR> {
-        Schedule::new_with(t, key)
+    fn schedule<const NR: usize>(t: ArmV8, key: &[u8], enc: &mut [[u8; 16]; 15]) {
+        crate::schedule::expand_with::<NR>(t, key, enc)
     }
 
     fn expand<const NR: usize>(t: ArmV8, ks: &Schedule<NR>) -> Key<NR> {

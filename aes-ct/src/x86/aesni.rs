@@ -82,9 +82,9 @@ impl AesNi {
     /// The standard schedule with SubWord on `aeskeygenassist`: the whole
     /// loop is compiled with AES-NI enabled, so each SubWord is one inlined
     /// instruction rather than a call.
-    pub(super) fn schedule<const NR: usize>(self, key: &[u8]) -> Schedule<NR> {
+    pub(super) fn schedule<const NR: usize>(self, key: &[u8], enc: &mut [[u8; 16]; 15]) {
         // SAFETY: an `AesNi` exists only after the CPU check for AES-NI.
-        unsafe { schedule_aesni(self, key) }
+        unsafe { schedule_aesni::<NR>(self, key, enc) }
     }
 
     /// The equivalent inverse cipher's round keys, InvMixColumns on
@@ -96,9 +96,8 @@ impl AesNi {
 }
 
 #[target_feature(enable = "aes,sse2,ssse3")]
-fn schedule_aesni<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
+fn schedule_aesni<const NR: usize>(t: AesNi, key: &[u8], enc: &mut [[u8; 16]; 15]) {
     assert_eq!(key.len(), 4 * Schedule::<NR>::NK, "AES key length");
-    let mut enc = [[0u8; 16]; 15];
     match NR {
         10 => {
             let mut k = load_key(&key[..16]);
@@ -121,9 +120,9 @@ fn schedule_aesni<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
                 }
             }
         }
-        _ => return Schedule::new_with(t, key),
+        _ => return crate::schedule::expand_with::<NR>(t, key, enc),
     }
-    Schedule { enc }
+    enc[NR + 1..].fill([0; 16]);
 }
 
 /// 16 key bytes (unaligned load).
@@ -221,8 +220,8 @@ impl Engine for AesNi {
         Some(key.enc)
     }
 
-    fn schedule<const NR: usize>(t: AesNi, key: &[u8]) -> Schedule<NR> {
-        t.schedule(key)
+    fn schedule<const NR: usize>(t: AesNi, key: &[u8], enc: &mut [[u8; 16]; 15]) {
+        t.schedule::<NR>(key, enc)
     }
 
     fn expand<const NR: usize>(t: AesNi, ks: &Schedule<NR>) -> Key<NR> {
@@ -487,8 +486,10 @@ mod key_ops_tests {
                         }
                     })
                     .collect();
+                let mut enc = [[0xa5u8; 16]; 15];
+                t.schedule::<NR>(&key, &mut enc);
                 assert_eq!(
-                    t.schedule::<NR>(&key).enc,
+                    enc,
                     Schedule::<NR>::new(&key).enc,
                     "NR = {NR}, key {key:02x?}"
                 );

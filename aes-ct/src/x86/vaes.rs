@@ -76,8 +76,8 @@ impl Engine for Vaes {
         Some(key.key.enc)
     }
 
-    fn schedule<const NR: usize>(t: Vaes, key: &[u8]) -> Schedule<NR> {
-        aesni::AesNi::from_vaes(t).schedule(key)
+    fn schedule<const NR: usize>(t: Vaes, key: &[u8], enc: &mut [[u8; 16]; 15]) {
+        aesni::AesNi::from_vaes(t).schedule::<NR>(key, enc)
     }
 
     fn expand<const NR: usize>(t: Vaes, ks: &Schedule<NR>) -> VKey<NR> {
