@@ -153,3 +153,19 @@ fn from_aes_ct_cipher_takes_the_path_new_takes() {
         assert_eq!(seal(&g, &msg), expect, "aes-ct {b}");
     }
 }
+
+/// Every key is small enough to keep where RustCrypto's are kept (its
+/// `Aes256Gcm` with AES-NI: 624 bytes): a key holds one path's key form
+/// in an enum, so the largest form in the build sets every key's size.
+#[test]
+fn key_sizes_at_most_1_kib() {
+    let sizes = [
+        ("Aes128Gcm", size_of::<aes_gcm_ct::Aes128Gcm>()),
+        ("Aes192Gcm", size_of::<aes_gcm_ct::Aes192Gcm>()),
+        ("Aes256Gcm", size_of::<aes_gcm_ct::Aes256Gcm>()),
+    ];
+    for (name, size) in sizes {
+        eprintln!("size_of::<{name}>() = {size} bytes");
+        assert!(size <= 1024, "{name} is {size} bytes");
+    }
+}

@@ -108,28 +108,6 @@ impl<const N: usize> Powers<N> {
     }
 }
 
-impl<const N: usize> Powers<N> {
-    /// The key words of the 8-bit-multiply backends (`aarch64/pmull8.rs`,
-    /// `arm/vmull8.rs`), powers descending: `[part][i][r]` is part lo, hi
-    /// or lo ^ hi of H^(N - i) rotated right by 8r bits (r bytes of the
-    /// little-endian word), r = 0..4. The caller wipes the result.
-    #[cfg(any(target_arch = "aarch64", target_arch = "arm"))]
-    pub(crate) fn byte_rotations(&self) -> [[[u64; 5]; N]; 3] {
-        let mut k = [[[0u64; 5]; N]; 3];
-        for i in 0..N {
-            let hk = self.0[N - 1 - i];
-            let (l, h) = (hk as u64, (hk >> 64) as u64);
-            for r in 0..5 {
-                let s = 8 * r as u32;
-                k[0][i][r] = l.rotate_right(s);
-                k[1][i][r] = h.rotate_right(s);
-                k[2][i][r] = (l ^ h).rotate_right(s);
-            }
-        }
-        k
-    }
-}
-
 impl<const N: usize> Drop for Powers<N> {
     fn drop(&mut self) {
         self.0.zeroize();

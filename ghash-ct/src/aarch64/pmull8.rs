@@ -12,8 +12,9 @@
 //! (r = 0, 1+1, 2+2, 3+3, 4).
 //!
 //! Our arrangement (measured with armcount, see README):
-//! - The key side (`H^k` halves and their rotations by 1..4 bytes) is
-//!   precomputed once per key.
+//! - The key holds only `H^k`; its rotations by 1..4 bytes are made per
+//!   block with the same constant `tbl` indices as the data's (four more
+//!   instructions per block, and a 128-byte key instead of 960).
 //! - lo and hi Karatsuba parts share one 128-bit register: `pmull` takes the
 //!   low halves, `pmull2` the high halves; data rotations within each half
 //!   are one `tbl` with a constant index (no secret index).
@@ -23,7 +24,7 @@
 //!   per run, together with one Karatsuba fix-up and one reduction: the
 //!   placement is amortised like the reduction.
 //!
-//! Cost per block: 24 byte multiplies, 24 XORs, ~8 rotations and key loads;
+//! Cost per block: 24 byte multiplies, 24 XORs, ~14 rotations and a key load;
 //! per run of `WAYS` blocks: ~70 placement ops and a shift-only reduction.
 
 use core::arch::aarch64::*;
@@ -40,41 +41,28 @@ const WAYS: usize = 8;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
 
-/// Key powers, descending (`[i]` is `H^(WAYS - i)`): for r = 0..4,
-/// `lh[i][r]` = [rot(H.lo, r) | rot(H.hi, r)] and `m[i][r]` =
-/// rot(H.lo ^ H.hi, r), where rot by r bytes is a rotate right by 8r bits
-/// of the little-endian word.
+/// Key powers, descending: `h[i]` is `H^(WAYS - i)` (low half = lo, high
+/// half = hi). Their byte rotations and lo ^ hi are derived where they are
+/// multiplied, in registers.
 #[derive(Clone)]
 pub(crate) struct Key8 {
     _token: Token,
-    lh: [[u128; 5]; WAYS],
-    m: [[u64; 5]; WAYS],
+    h: [u128; WAYS],
 }
 
 impl Zeroize for Key8 {
     fn zeroize(&mut self) {
-        self.lh.zeroize();
-        self.m.zeroize();
+        self.h.zeroize();
     }
 }
 
 impl Key8 {
     fn new(token: Token, h: u128) -> Self {
-        let mut k = Powers::<WAYS>::new(h).byte_rotations();
-        let mut lh = [[0u128; 5]; WAYS];
-        for (i, row) in lh.iter_mut().enumerate() {
-            for (r, w) in row.iter_mut().enumerate() {
-                *w = k[0][i][r] as u128 | (k[1][i][r] as u128) << 64;
-            }
-        }
-        let key = Self {
+        let p = Powers::<WAYS>::new(h);
+        Self {
             _token: token,
-            lh,
-            m: k[2],
-        };
-        k.zeroize();
-        lh.zeroize();
-        key
+            h: core::array::from_fn(|i| p.0[WAYS - 1 - i]),
+        }
     }
 }
 
@@ -84,13 +72,6 @@ static ROT: [[u8; 16]; 3] = [
     [2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9],
     [3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10],
 ];
-
-#[inline]
-#[target_feature(enable = "neon")]
-fn ld8(p: &u64) -> uint8x8_t {
-    // SAFETY: `p` is a valid reference to 8 readable bytes.
-    unsafe { vld1_u8((p as *const u64).cast()) }
-}
 
 /// Byte products of the low halves.
 #[inline]
@@ -167,14 +148,11 @@ fn run<const GHASH: bool>(key: &Key8, acc: u128, blocks: &[Block]) -> u128 {
         if i == 0 {
             x = veorq_u8(x, ld16(&acc));
         }
-        let k = &key.lh[base + i];
-        let (k0, k1, k2, k3, k4) = (
-            ld16(&k[0]),
-            ld16(&k[1]),
-            ld16(&k[2]),
-            ld16(&k[3]),
-            ld16(&k[4]),
-        );
+        // Key rotations by the same constant tables as the data's (r = 4 is
+        // a swap of the 32-bit words of each half).
+        let k0 = ld16(&key.h[base + i]);
+        let (k1, k2, k3) = (vqtbl1q_u8(k0, t1), vqtbl1q_u8(k0, t2), vqtbl1q_u8(k0, t3));
+        let k4 = vreinterpretq_u8_u32(vrev64q_u32(vreinterpretq_u32_u8(k0)));
         let (x1, x2, x3) = (vqtbl1q_u8(x, t1), vqtbl1q_u8(x, t2), vqtbl1q_u8(x, t3));
         l[0] = veorq_u8(l[0], pm(x, k0));
         h[0] = veorq_u8(h[0], pm2(x, k0));
@@ -187,23 +165,23 @@ fn run<const GHASH: bool>(key: &Key8, acc: u128, blocks: &[Block]) -> u128 {
         l[4] = veorq_u8(l[4], pm(x, k4));
         h[4] = veorq_u8(h[4], pm2(x, k4));
 
-        let km = &key.m[base + i];
         let xm = veor_u8(vget_low_u8(x), vget_high_u8(x));
-        let m0 = ld8(&km[0]);
+        let m0 = veor_u8(vget_low_u8(k0), vget_high_u8(k0));
+        let m4 = vreinterpret_u8_u32(vrev64_u32(vreinterpret_u32_u8(m0)));
         m[0] = veorq_u8(m[0], pmd(xm, m0));
         m[1] = veorq_u8(
             m[1],
-            veorq_u8(pmd(xm, ld8(&km[1])), pmd(vext_u8::<1>(xm, xm), m0)),
+            veorq_u8(pmd(xm, vext_u8::<1>(m0, m0)), pmd(vext_u8::<1>(xm, xm), m0)),
         );
         m[2] = veorq_u8(
             m[2],
-            veorq_u8(pmd(xm, ld8(&km[2])), pmd(vext_u8::<2>(xm, xm), m0)),
+            veorq_u8(pmd(xm, vext_u8::<2>(m0, m0)), pmd(vext_u8::<2>(xm, xm), m0)),
         );
         m[3] = veorq_u8(
             m[3],
-            veorq_u8(pmd(xm, ld8(&km[3])), pmd(vext_u8::<3>(xm, xm), m0)),
+            veorq_u8(pmd(xm, vext_u8::<3>(m0, m0)), pmd(vext_u8::<3>(xm, xm), m0)),
         );
-        m[4] = veorq_u8(m[4], pmd(xm, ld8(&km[4])));
+        m[4] = veorq_u8(m[4], pmd(xm, m4));
     }
     let lo = combine(&l);
     let hi = combine(&h);

@@ -9,21 +9,23 @@
 //! as `a * rot(b, r) ^ rot(a, r) * b`), each family placed by moving its
 //! wrapped lanes down 64 bits (three d-register ops with a keep mask) and
 //! rotating up r bytes (one `vext`). Our arrangement:
-//! - key rotations rot(H^k part, 1..4) precomputed once per key;
+//! - the key holds only the parts lo, hi, lo ^ hi of each power; their
+//!   rotations rot(part, 1..4) are four `vext` per block and pass, which
+//!   keeps the key at 192 bytes instead of 960;
 //! - Karatsuba over 64-bit halves; runs of up to 8 blocks against
 //!   `H^n..H^1`; per run and per Karatsuba part, the families of all
 //!   blocks are summed first and placed ONCE (placement is linear), then
 //!   one Karatsuba fix-up and one shift-only Montgomery reduction.
 //!
-//! Cost per block: 24 `vmull.p8`, ~60 other instructions; per run of 8:
-//! ~110 (8-way: 6.0 instructions/byte at 16 KiB, 4-way was 6.9).
+//! Cost per block: 24 `vmull.p8`, ~70 other instructions; per run of 8:
+//! ~110 (placement, Karatsuba fix-up, reduction, wiping).
 //!
 //! Register plan of `ghash_ct_vmull8_run(acc r0, blocks r1, n|flags r2, key r3)`:
 //! - r0: 16-byte accumulator (POLYVAL form), read and written;
 //!   r1: the n blocks; r2: n (1..8) in bits 0..7, bit 8 set for GHASH
 //!   (byte-reverse blocks); r3: key for part lo at power H^n (`Key8::k`
-//!   layout: [part lo, hi, mid][power H^8..H^1][rot 0..4] as u64; parts
-//!   are 320 bytes apart).
+//!   layout: [part lo, hi, mid][power H^8..H^1] as u64; parts are 64
+//!   bytes apart).
 //! - r4 data pointer of a pass, r5 its stride, r6 key pointer of a pass
 //!   (GHASH flag in the pre-pass), r7 block counter, r12 192-byte scratch
 //!   on the stack: 8 prepared blocks (128 B) then their Karatsuba middle
@@ -47,12 +49,12 @@ const WAYS: usize = 8;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
 
-/// Key powers: `k[part][i][r]` = rot(part of H^(WAYS - i), r bytes) for
-/// parts lo, hi, lo ^ hi and r = 0..4 (a rotate right by 8r bits).
+/// Key powers: `k[part][i]` = part of H^(WAYS - i) for parts lo, hi,
+/// lo ^ hi.
 #[derive(Clone)]
 pub(crate) struct Key8 {
     _token: Token,
-    k: [[[u64; 5]; WAYS]; 3],
+    k: [[u64; WAYS]; 3],
 }
 
 impl Zeroize for Key8 {
@@ -63,9 +65,16 @@ impl Zeroize for Key8 {
 
 impl Key8 {
     fn new(token: Token, h: u128) -> Self {
+        let p = Powers::<WAYS>::new(h);
+        let part = |f: fn(u64, u64) -> u64| {
+            core::array::from_fn(|i| {
+                let hk = p.0[WAYS - 1 - i];
+                f(hk as u64, (hk >> 64) as u64)
+            })
+        };
         Self {
             _token: token,
-            k: Powers::<WAYS>::new(h).byte_rotations(),
+            k: [part(|l, _| l), part(|_, h| h), part(|l, h| l ^ h)],
         }
     }
 }
@@ -119,13 +128,13 @@ core::arch::global_asm!(
     "vmov q12, q0",
     // Pass hi: halves at scratch + 8, stride 16; key part hi.
     "add r4, r12, #8",
-    "add r6, r3, #320",
+    "add r6, r3, #64",
     "bl 50f",
     "vmov q13, q0",
     // Pass mid: lo ^ hi at scratch + 64, stride 8; key part mid.
     "add r4, r12, #128",
     "mov r5, #8",
-    "add r6, r3, #640",
+    "add r6, r3, #128",
     "bl 50f",
     // Karatsuba: mid ^= lo ^ hi; 256-bit product d24:d25:d26:d27.
     "veor q14, q0, q12",
@@ -195,8 +204,11 @@ core::arch::global_asm!(
     "and r7, r2, #0xff",
     "3:",
     "vld1.64 {{d14}}, [r4], r5",
-    "vld1.64 {{d16-d19}}, [r6]!",
-    "vld1.64 {{d20}}, [r6]!",
+    "vld1.64 {{d16}}, [r6]!",
+    "vext.8 d17, d16, d16, #1",
+    "vext.8 d18, d16, d16, #2",
+    "vext.8 d19, d16, d16, #3",
+    "vext.8 d20, d16, d16, #4",
     "vext.8 d21, d14, d14, #1",
     "vext.8 d22, d14, d14, #2",
     "vext.8 d23, d14, d14, #3",
@@ -265,11 +277,13 @@ impl crate::backend::Engine for Vmull8 {
         let flag = if GHASH { 0x100 } else { 0 };
         for run in blocks.chunks(WAYS) {
             let n = run.len();
-            let k = &key.k[0][WAYS - n];
+            let k = &key.k.as_flattened()[WAYS - n..];
+            // The routine reads n words of each of the three parts.
+            assert!((1..=WAYS).contains(&n) && k.len() == 2 * WAYS + n);
             // SAFETY: a key holds a `Token`, so this CPU has NEON. The
             // routine reads `n` (1..=8) blocks from `run`, the key table from
-            // `k` (H^n..H^1 of part lo; parts hi and mid follow at +320 and
-            // +640 bytes inside `key.k`), and reads/writes the 16 bytes of
+            // `k` (H^n..H^1 of part lo; parts hi and mid follow at +64 and
+            // +128 bytes inside `key.k`), and reads/writes the 16 bytes of
             // `acc`; it saves every callee-saved register it uses.
             unsafe { ghash_ct_vmull8_run(acc, run.as_ptr().cast(), n as u32 | flag, k.as_ptr()) }
         }
