@@ -1,5 +1,5 @@
 //! The key form shared by the carry-less-multiply backends (PCLMULQDQ,
-//! VPCLMULQDQ, PMULL): H^N..H^1 with Karatsuba middle terms, built from the
+//! VPCLMULQDQ, PMULL, and the 8-bit-multiply NEON ones): H^N..H^1 with Karatsuba middle terms, built from the
 //! powers of `field.rs` (computed once per key).
 
 use crate::field::Powers;
@@ -7,17 +7,22 @@ use zeroize::Zeroize;
 
 /// The reduction constant C = x^63 + x^62 + x^57 (see `field.rs`), as a
 /// 64-bit word for one carry-less multiply.
+/// (Not on 32-bit ARM: `vmull8` uses the key form only, and reduces by
+/// shifts.)
+#[cfg(not(target_arch = "arm"))]
 pub(crate) const POLY_C: u64 = 0xC200_0000_0000_0000;
 
 /// Key powers for the carry-less-multiply backends (PCLMULQDQ, VPCLMULQDQ,
-/// PMULL), in descending order so that a run of `n` blocks uses
+/// PMULL, pmull8, vmull8), in descending order so that a run of `n` blocks uses
 /// `hd[N - n ..]`: `hd[i] = H^(N - i)`. `md` holds the Karatsuba middle
 /// terms `hd[i].lo ^ hd[i].hi` as 64-bit words, at [`mid_slot`]`::<L>(i)`
 /// for a backend of `L` blocks per vector: one vector load then serves two
 /// passes, the first taking its lanes' low words and the second their high
 /// ones, with no shuffle, and the key is 1.5x its powers' size instead of
 /// 2x (the widest key form sets the size of every ghash-ct key).
+/// `repr(C)`: the armv7 assembly finds `md` right after `hd`.
 #[derive(Clone)]
+#[repr(C)]
 pub(crate) struct ClmulKey<T: Copy, const N: usize, const L: usize> {
     pub(crate) _token: T,
     pub(crate) hd: [u128; N],
@@ -63,6 +68,7 @@ impl<T: Copy, const N: usize, const L: usize> Zeroize for ClmulKey<T, N, L> {
 /// [`ClmulKey`] of `$ways` powers (middle terms laid out for `$lanes` blocks
 /// per vector) built with the product `|$t, $a, $b|
 /// $dot` (`$t` the token), and hashes with the target-feature fn `$update`.
+#[cfg(not(target_arch = "arm"))]
 macro_rules! clmul_engine {
     (
         $(#[$doc:meta])*
@@ -101,6 +107,7 @@ macro_rules! clmul_engine {
         }
     };
 }
+#[cfg(not(target_arch = "arm"))]
 pub(crate) use clmul_engine;
 
 #[cfg(test)]

@@ -55,7 +55,8 @@ mod backend;
 #[cfg(any(
     target_arch = "x86",
     target_arch = "x86_64",
-    all(target_arch = "aarch64", target_feature = "neon")
+    all(target_arch = "aarch64", target_feature = "neon"),
+    all(target_arch = "arm", target_os = "linux")
 ))]
 mod clmul_key;
 mod field;

@@ -12,9 +12,11 @@
 //! (r = 0, 1+1, 2+2, 3+3, 4).
 //!
 //! Our arrangement (measured with armcount, see README):
-//! - The key holds only `H^k`; its rotations by 1..4 bytes are made per
-//!   block with the same constant `tbl` indices as the data's (four more
-//!   instructions per block, and a 128-byte key instead of 960).
+//! - The key is the carry-less-multiply backends' form (`H^k` and its
+//!   Karatsuba middle terms, 192 bytes); the middle term is remade from
+//!   the loaded power (one `eor`, cheaper than its own load), and the
+//!   rotations by 1..4 bytes are made per block with the same constant
+//!   `tbl` / `ext` as the data's, not kept (that took 960 bytes).
 //! - lo and hi Karatsuba parts share one 128-bit register: `pmull` takes the
 //!   low halves, `pmull2` the high halves; data rotations within each half
 //!   are one `tbl` with a constant index (no secret index).
@@ -31,8 +33,8 @@ use core::arch::aarch64::*;
 
 use super::{ld16, load_block};
 use crate::Block;
-use crate::field::{Powers, reduce};
-use zeroize::Zeroize;
+use crate::clmul_key::ClmulKey;
+use crate::field::reduce;
 
 /// Blocks per run (placement + reduction).
 const WAYS: usize = 8;
@@ -41,30 +43,10 @@ const WAYS: usize = 8;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
 
-/// Key powers, descending: `h[i]` is `H^(WAYS - i)` (low half = lo, high
-/// half = hi). Their byte rotations and lo ^ hi are derived where they are
-/// multiplied, in registers.
-#[derive(Clone)]
-pub(crate) struct Key8 {
-    _token: Token,
-    h: [u128; WAYS],
-}
-
-impl Zeroize for Key8 {
-    fn zeroize(&mut self) {
-        self.h.zeroize();
-    }
-}
-
-impl Key8 {
-    fn new(token: Token, h: u128) -> Self {
-        let p = Powers::<WAYS>::new(h);
-        Self {
-            _token: token,
-            h: core::array::from_fn(|i| p.0[WAYS - 1 - i]),
-        }
-    }
-}
+/// Key powers, descending, with their Karatsuba middle terms (the form of
+/// the carry-less-multiply backends, one block per vector). The byte
+/// rotations are made where the powers are multiplied, in registers.
+type Key8 = ClmulKey<Token, WAYS, 1>;
 
 /// `tbl` indices rotating each 8-byte half left by r bytes (r = 1, 2, 3).
 static ROT: [[u8; 16]; 3] = [
@@ -150,7 +132,7 @@ fn run<const GHASH: bool>(key: &Key8, acc: u128, blocks: &[Block]) -> u128 {
         }
         // Key rotations by the same constant tables as the data's (r = 4 is
         // a swap of the 32-bit words of each half).
-        let k0 = ld16(&key.h[base + i]);
+        let k0 = ld16(&key.hd[base + i]);
         let (k1, k2, k3) = (vqtbl1q_u8(k0, t1), vqtbl1q_u8(k0, t2), vqtbl1q_u8(k0, t3));
         let k4 = vreinterpretq_u8_u32(vrev64q_u32(vreinterpretq_u32_u8(k0)));
         let (x1, x2, x3) = (vqtbl1q_u8(x, t1), vqtbl1q_u8(x, t2), vqtbl1q_u8(x, t3));
@@ -202,7 +184,7 @@ impl crate::backend::Engine for Pmull8 {
     }
 
     fn new_key(token: Token, h: u128) -> Self::Key {
-        Key8::new(token, h)
+        ClmulKey::new(token, h, crate::soft::dot)
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {

@@ -9,9 +9,10 @@
 //! as `a * rot(b, r) ^ rot(a, r) * b`), each family placed by moving its
 //! wrapped lanes down 64 bits (three d-register ops with a keep mask) and
 //! rotating up r bytes (one `vext`). Our arrangement:
-//! - the key holds only the parts lo, hi, lo ^ hi of each power; their
-//!   rotations rot(part, 1..4) are four `vext` per block and pass, which
-//!   keeps the key at 192 bytes instead of 960;
+//! - the key holds only the powers and their Karatsuba middle terms
+//!   lo ^ hi (192 bytes, the carry-less-multiply backends' form); their
+//!   rotations rot(part, 1..4) are four `vext` per block and pass, not
+//!   kept (that took 960 bytes);
 //! - Karatsuba over 64-bit halves; runs of up to 8 blocks against
 //!   `H^n..H^1`; per run and per Karatsuba part, the families of all
 //!   blocks are summed first and placed ONCE (placement is linear), then
@@ -23,11 +24,12 @@
 //! Register plan of `ghash_ct_vmull8_run(acc r0, blocks r1, n|flags r2, key r3)`:
 //! - r0: 16-byte accumulator (POLYVAL form), read and written;
 //!   r1: the n blocks; r2: n (1..8) in bits 0..7, bit 8 set for GHASH
-//!   (byte-reverse blocks); r3: key for part lo at power H^n (`Key8::k`
-//!   layout: [part lo, hi, mid][power H^8..H^1] as u64; parts are 64
-//!   bytes apart).
-//! - r4 data pointer of a pass, r5 its stride, r6 key pointer of a pass
-//!   (GHASH flag in the pre-pass), r7 block counter, r12 192-byte scratch
+//!   (byte-reverse blocks); r3: the key's power H^n (`ClmulKey::hd[8 - n]`,
+//!   16 bytes: part lo then hi; the middle terms `md[8 - n..]`, 8 bytes
+//!   each, start 64 + 8n bytes further on).
+//! - r4 data pointer of a pass, r5 its stride (also the key's: 16 for the
+//!   lo and hi passes, 8 for mid), r6 key pointer of a pass (GHASH flag in
+//!   the pre-pass), r7 block counter, r12 192-byte scratch
 //!   on the stack: 8 prepared blocks (128 B) then their Karatsuba middle
 //!   halves lo ^ hi (64 B).
 //! - q0..q4 (d0..d9): family sums F0..F4 of a pass (then temporaries);
@@ -39,8 +41,7 @@
 //!   passes are a local subroutine called with `bl`).
 
 use crate::Block;
-use crate::field::Powers;
-use zeroize::Zeroize;
+use crate::clmul_key::ClmulKey;
 
 /// Blocks per run (placement + reduction).
 const WAYS: usize = 8;
@@ -49,35 +50,10 @@ const WAYS: usize = 8;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
 
-/// Key powers: `k[part][i]` = part of H^(WAYS - i) for parts lo, hi,
-/// lo ^ hi.
-#[derive(Clone)]
-pub(crate) struct Key8 {
-    _token: Token,
-    k: [[u64; WAYS]; 3],
-}
-
-impl Zeroize for Key8 {
-    fn zeroize(&mut self) {
-        self.k.zeroize();
-    }
-}
-
-impl Key8 {
-    fn new(token: Token, h: u128) -> Self {
-        let p = Powers::<WAYS>::new(h);
-        let part = |f: fn(u64, u64) -> u64| {
-            core::array::from_fn(|i| {
-                let hk = p.0[WAYS - 1 - i];
-                f(hk as u64, (hk >> 64) as u64)
-            })
-        };
-        Self {
-            _token: token,
-            k: [part(|l, _| l), part(|_, h| h), part(|l, h| l ^ h)],
-        }
-    }
-}
+/// Key powers, descending, with their Karatsuba middle terms (the form of
+/// the carry-less-multiply backends, one block per vector; `repr(C)`, so
+/// the middle terms follow the 128 bytes of powers).
+type Key8 = ClmulKey<Token, WAYS, 1>;
 
 unsafe extern "C" {
     /// See the register plan above. Reads `n` blocks and the key table,
@@ -128,13 +104,15 @@ core::arch::global_asm!(
     "vmov q12, q0",
     // Pass hi: halves at scratch + 8, stride 16; key part hi.
     "add r4, r12, #8",
-    "add r6, r3, #64",
+    "add r6, r3, #8",
     "bl 50f",
     "vmov q13, q0",
     // Pass mid: lo ^ hi at scratch + 64, stride 8; key part mid.
     "add r4, r12, #128",
     "mov r5, #8",
-    "add r6, r3, #128",
+    "and r7, r2, #0xff",
+    "add r6, r3, #64",
+    "add r6, r6, r7, lsl #3",
     "bl 50f",
     // Karatsuba: mid ^= lo ^ hi; 256-bit product d24:d25:d26:d27.
     "veor q14, q0, q12",
@@ -204,7 +182,7 @@ core::arch::global_asm!(
     "and r7, r2, #0xff",
     "3:",
     "vld1.64 {{d14}}, [r4], r5",
-    "vld1.64 {{d16}}, [r6]!",
+    "vld1.64 {{d16}}, [r6], r5",
     "vext.8 d17, d16, d16, #1",
     "vext.8 d18, d16, d16, #2",
     "vext.8 d19, d16, d16, #3",
@@ -270,22 +248,30 @@ impl crate::backend::Engine for Vmull8 {
     }
 
     fn new_key(token: Token, h: u128) -> Self::Key {
-        Key8::new(token, h)
+        ClmulKey::new(token, h, crate::soft::dot)
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
         let flag = if GHASH { 0x100 } else { 0 };
         for run in blocks.chunks(WAYS) {
             let n = run.len();
-            let k = &key.k.as_flattened()[WAYS - n..];
-            // The routine reads n words of each of the three parts.
-            assert!((1..=WAYS).contains(&n) && k.len() == 2 * WAYS + n);
+            // The routine reads powers and middle terms n..1.
+            assert!((1..=WAYS).contains(&n));
+            let k = core::ptr::from_ref(key)
+                .cast::<u8>()
+                .wrapping_add(core::mem::offset_of!(Key8, hd) + 16 * (WAYS - n));
+            const {
+                assert!(
+                    core::mem::offset_of!(Key8, md) == core::mem::offset_of!(Key8, hd) + 16 * WAYS
+                )
+            };
             // SAFETY: a key holds a `Token`, so this CPU has NEON. The
-            // routine reads `n` (1..=8) blocks from `run`, the key table from
-            // `k` (H^n..H^1 of part lo; parts hi and mid follow at +64 and
-            // +128 bytes inside `key.k`), and reads/writes the 16 bytes of
+            // routine reads `n` (1..=8) blocks from `run`, the key's powers
+            // H^n..H^1 from `k` (`hd[8 - n..]`) and their middle terms from
+            // `md[8 - n..]`, which follows `hd` (checked above), all inside
+            // `key`, and reads/writes the 16 bytes of
             // `acc`; it saves every callee-saved register it uses.
-            unsafe { ghash_ct_vmull8_run(acc, run.as_ptr().cast(), n as u32 | flag, k.as_ptr()) }
+            unsafe { ghash_ct_vmull8_run(acc, run.as_ptr().cast(), n as u32 | flag, k.cast()) }
         }
     }
 }
