@@ -2,6 +2,7 @@
 //! VPCLMULQDQ, PMULL, and the 8-bit-multiply NEON ones): H^N..H^1 with Karatsuba middle terms, built from the
 //! powers of `field.rs` (computed once per key).
 
+use crate::Block;
 use crate::field::Powers;
 use zeroize::Zeroize;
 
@@ -60,6 +61,26 @@ impl<T: Copy, const N: usize, const L: usize> Zeroize for ClmulKey<T, N, L> {
     fn zeroize(&mut self) {
         self.hd.zeroize();
         self.md.zeroize();
+    }
+}
+
+/// `blocks` folded into the accumulator `acc` in runs of `W` blocks
+/// (`whole`) and then the shorter rest, if any (`part`): the run order of
+/// the backends of this key form (one reduction per run). Inlined, so closures
+/// made in a target-feature function keep its features.
+#[inline(always)]
+pub(crate) fn by_runs<const W: usize, A>(
+    acc: A,
+    blocks: &[Block],
+    mut whole: impl FnMut(A, &[Block; W]) -> A,
+    part: impl FnOnce(A, &[Block]) -> A,
+) -> A {
+    let (runs, rest) = blocks.as_chunks::<W>();
+    let acc = runs.iter().fold(acc, &mut whole);
+    if rest.is_empty() {
+        acc
+    } else {
+        part(acc, rest)
     }
 }
 

@@ -15,6 +15,7 @@ use super::{ld16, load_block};
 use crate::Block;
 use crate::clmul_key::ClmulKey;
 use crate::clmul_key::POLY_C;
+use crate::clmul_key::by_runs;
 
 cpufeatures::new!(cpu_pmull, "aes");
 
@@ -108,14 +109,8 @@ fn update_impl<const GHASH: bool>(
     acc: &mut u128,
     blocks: &[Block],
 ) {
-    let mut a = ld(acc);
-    let (chunks, rest) = blocks.as_chunks::<WAYS>();
-    for ch in chunks {
-        a = agg::<GHASH>(key, a, ch);
-    }
-    if !rest.is_empty() {
-        a = agg::<GHASH>(key, a, rest);
-    }
+    let run = |a, r: &[Block]| agg::<GHASH>(key, a, r);
+    let a = by_runs::<WAYS, _>(ld(acc), blocks, |a, r| run(a, r), run);
     // SAFETY: `acc` is a valid, exclusive reference to 16 writable bytes.
     unsafe { vst1q_u64((acc as *mut u128).cast(), a) };
 }

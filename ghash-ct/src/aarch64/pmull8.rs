@@ -34,6 +34,7 @@ use core::arch::aarch64::*;
 use super::{ld16, load_block};
 use crate::Block;
 use crate::clmul_key::ClmulKey;
+use crate::clmul_key::by_runs;
 use crate::field::reduce;
 
 /// Blocks per run (placement + reduction).
@@ -188,14 +189,8 @@ impl crate::backend::Engine for Pmull8 {
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
-        let (chunks, rest) = blocks.as_chunks::<WAYS>();
-        for ch in chunks {
-            // SAFETY: NEON is part of the AArch64 base architecture.
-            *acc = unsafe { run::<GHASH>(key, *acc, ch) };
-        }
-        if !rest.is_empty() {
-            // SAFETY: NEON is part of the AArch64 base architecture.
-            *acc = unsafe { run::<GHASH>(key, *acc, rest) };
-        }
+        // SAFETY: NEON is part of the AArch64 base architecture.
+        let run = |a, r: &[Block]| unsafe { run::<GHASH>(key, a, r) };
+        *acc = by_runs::<WAYS, _>(*acc, blocks, |a, r| run(a, r), run);
     }
 }

@@ -42,6 +42,7 @@
 
 use crate::Block;
 use crate::clmul_key::ClmulKey;
+use crate::clmul_key::by_runs;
 
 /// Blocks per run (placement + reduction).
 const WAYS: usize = 8;
@@ -252,26 +253,24 @@ impl crate::backend::Engine for Vmull8 {
     }
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
+        const { assert!(core::mem::offset_of!(Key8, md) == core::mem::offset_of!(Key8, hd) + 16 * WAYS) };
         let flag = if GHASH { 0x100 } else { 0 };
-        for run in blocks.chunks(WAYS) {
+        let run = |mut a: u128, run: &[Block]| {
             let n = run.len();
             // The routine reads powers and middle terms n..1.
             assert!((1..=WAYS).contains(&n));
             let k = core::ptr::from_ref(key)
                 .cast::<u8>()
                 .wrapping_add(core::mem::offset_of!(Key8, hd) + 16 * (WAYS - n));
-            const {
-                assert!(
-                    core::mem::offset_of!(Key8, md) == core::mem::offset_of!(Key8, hd) + 16 * WAYS
-                )
-            };
             // SAFETY: a key holds a `Token`, so this CPU has NEON. The
             // routine reads `n` (1..=8) blocks from `run`, the key's powers
             // H^n..H^1 from `k` (`hd[8 - n..]`) and their middle terms from
             // `md[8 - n..]`, which follows `hd` (checked above), all inside
-            // `key`, and reads/writes the 16 bytes of
-            // `acc`; it saves every callee-saved register it uses.
-            unsafe { ghash_ct_vmull8_run(acc, run.as_ptr().cast(), n as u32 | flag, k.cast()) }
-        }
+            // `key`, and reads/writes the 16 bytes of `a`; it saves every
+            // callee-saved register it uses.
+            unsafe { ghash_ct_vmull8_run(&mut a, run.as_ptr().cast(), n as u32 | flag, k.cast()) };
+            a
+        };
+        *acc = by_runs::<WAYS, _>(*acc, blocks, |a, r| run(a, r), run);
     }
 }

@@ -20,6 +20,7 @@ use core::arch::x86_64::*;
 use crate::Block;
 pub(crate) use crate::clmul_key::ClmulKey;
 use crate::clmul_key::POLY_C;
+use crate::clmul_key::by_runs;
 
 ct_dispatch::x86_detect!(cpu_pclmul, "pclmulqdq", "ssse3");
 
@@ -152,14 +153,8 @@ fn update_impl<const GHASH: bool>(
     acc: &mut u128,
     blocks: &[Block],
 ) {
-    let mut a = ld(acc);
-    let (chunks, rest) = blocks.as_chunks::<WAYS>();
-    for ch in chunks {
-        a = agg::<GHASH, _, WAYS, 1>(key, a, ch);
-    }
-    if !rest.is_empty() {
-        a = agg::<GHASH, _, WAYS, 1>(key, a, rest);
-    }
+    let run = |a, r: &[Block]| agg::<GHASH, _, WAYS, 1>(key, a, r);
+    let a = by_runs::<WAYS, _>(ld(acc), blocks, |a, r| run(a, r), run);
     st(acc, a);
 }
 

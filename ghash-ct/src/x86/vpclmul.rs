@@ -19,6 +19,7 @@ use core::arch::x86_64::*;
 
 use super::pclmul::{ClmulKey, agg, bswap128, finish, ld, st};
 use crate::Block;
+use crate::clmul_key::by_runs;
 
 ct_dispatch::x86_detect!(
     cpu_vpclmul512,
@@ -100,14 +101,12 @@ macro_rules! width {
             acc: &mut u128,
             blocks: &[Block],
         ) {
-            let mut a = ld(acc);
-            let (chunks, rest) = blocks.as_chunks::<WAYS>();
-            for ch in chunks {
-                a = $pass::<GHASH>(key, a, ch);
-            }
-            if !rest.is_empty() {
-                a = agg::<GHASH, _, WAYS, $lanes>(key, a, rest);
-            }
+            let a = by_runs::<WAYS, _>(
+                ld(acc),
+                blocks,
+                |a, r| $pass::<GHASH>(key, a, r),
+                |a, r| agg::<GHASH, _, WAYS, $lanes>(key, a, r),
+            );
             st(acc, a);
         }
     };
