@@ -16,8 +16,7 @@
 //! at run time and fails with [`UnsupportedBackend`]; `AesGcm::backend`
 //! says which one a key uses.
 
-use crate::Block;
-use aead::inout::InOutBuf;
+use crate::{Block, Msg};
 use cipher::{BlockCipherEncrypt, BlockSizeUser, consts::U16};
 use ghash_ct::GHashKey;
 
@@ -37,6 +36,7 @@ pub(crate) fn aes_ct_backend<Aes>(cipher: &Aes) -> Option<aes_ct::Backend> {
 
 /// The aes-ct backend a new cipher of type `Aes` gets (aes-ct's detected
 /// one), if `Aes` is one of aes-ct's cipher types.
+#[cfg_attr(not(feature = "aes"), allow(clippy::extra_unused_type_parameters))]
 pub(crate) fn aes_ct_backend_of_new<Aes>() -> Option<AesBackend> {
     #[cfg(feature = "aes")]
     if is_aes_ct::<Aes>() {
@@ -46,6 +46,7 @@ pub(crate) fn aes_ct_backend_of_new<Aes>() -> Option<AesBackend> {
 }
 
 /// Is `Aes` one of aes-ct's cipher types?
+#[cfg_attr(not(feature = "aes"), allow(clippy::extra_unused_type_parameters))]
 pub(crate) fn is_aes_ct<Aes>() -> bool {
     #[cfg(feature = "aes")]
     {
@@ -245,13 +246,7 @@ pub(crate) trait Engine {
     fn fill_key(key: &mut Self::Key, round_keys: impl FnOnce(&mut [[u8; 16]; 15]) -> Option<usize>);
     /// Encrypt (or decrypt) `buf` in CTR mode from `inc32(j0)`, hash `aad`
     /// and the ciphertext, and return the full 16-byte tag.
-    fn crypt(
-        key: &Self::Key,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        encrypt: bool,
-    ) -> Block;
+    fn crypt(key: &Self::Key, msg: Msg<'_, '_, '_>) -> Block;
     /// GHASH of `data` zero-padded, then the block `lens` (J0 of a nonce
     /// that is not 96 bits).
     fn ghash(key: &Self::Key, data: &[u8], lens: &Block) -> Block;
@@ -334,17 +329,9 @@ macro_rules! backends {
             }
 
             #[inline]
-            pub(crate) fn crypt(
-                &self,
-                j0: &Block,
-                aad: &[u8],
-                buf: InOutBuf<'_, '_, u8>,
-                encrypt: bool,
-            ) -> Block {
-                #[allow(unused_variables)]
-                let args = (j0, aad, buf, encrypt);
+            pub(crate) fn crypt(&self, #[allow(unused_variables)] msg: Msg<'_, '_, '_>) -> Block {
                 match *self {
-                    $( $(#[$cfg])* Fused::$variant(ref k) => <$engine as Engine>::crypt(k, args.0, args.1, args.2, args.3), )*
+                    $( $(#[$cfg])* Fused::$variant(ref k) => <$engine as Engine>::crypt(k, msg), )*
                 }
             }
 
@@ -418,18 +405,12 @@ impl<Aes> Path<Aes> {
 impl<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>> Path<Aes> {
     /// Run the message through this key's path; the full tag.
     #[inline]
-    pub(crate) fn crypt(
-        &self,
-        j0: &Block,
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        encrypt: bool,
-    ) -> Block {
+    pub(crate) fn crypt(&self, msg: Msg<'_, '_, '_>) -> Block {
         match self {
-            Path::Fused(f) => f.crypt(j0, aad, buf, encrypt),
+            Path::Fused(f) => f.crypt(msg),
             #[cfg(feature = "aes")]
-            Path::CtrGhash(c, g) => crate::ctr_ghash::crypt_any(c, g, j0, aad, buf, encrypt),
-            Path::Generic(c, g) => crate::generic::crypt(c, g, j0, aad, buf, encrypt),
+            Path::CtrGhash(c, g) => crate::ctr_ghash::crypt_any(c, g, msg),
+            Path::Generic(c, g) => crate::generic::crypt(c, g, msg),
         }
     }
 

@@ -23,9 +23,9 @@
 //! Cost: aes-ct's CTR plus ghash-ct, plus a few hundred instructions per
 //! message.
 
-use crate::Block;
 use crate::backend::{AesCtCipher, AesCtFn};
 use crate::generic::{hash_text, wipe_block};
+use crate::{Block, Msg};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
 use cipher::{BlockCipherEncrypt, BlockSizeUser, InnerIvInit, StreamCipherCore, consts::U16};
@@ -56,33 +56,20 @@ impl crate::backend::PathCheck for CtrGhash {
 pub(crate) fn crypt_any<Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>>(
     cipher: &Aes,
     ghash: &GHashKey,
-    j0: &Block,
-    aad: &[u8],
-    buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
+    msg: Msg<'_, '_, '_>,
 ) -> Block {
     struct Run<'a, 'i, 'o> {
         ghash: &'a GHashKey,
-        j0: &'a Block,
-        aad: &'a [u8],
-        buf: InOutBuf<'i, 'o, u8>,
-        encrypt: bool,
+        msg: Msg<'a, 'i, 'o>,
     }
     impl AesCtFn for Run<'_, '_, '_> {
         type Out = Block;
         fn call<C: AesCtCipher>(self, c: &C) -> Block {
-            crypt(c, self.ghash, self.j0, self.aad, self.buf, self.encrypt)
+            crypt(c, self.ghash, self.msg)
         }
     }
-    let run = Run {
-        ghash,
-        j0,
-        aad,
-        buf,
-        encrypt,
-    };
-    crate::backend::on_aes_ct(cipher, run)
-        .unwrap_or_else(|r| crate::generic::crypt(cipher, r.ghash, r.j0, r.aad, r.buf, r.encrypt))
+    crate::backend::on_aes_ct(cipher, Run { ghash, msg })
+        .unwrap_or_else(|r| crate::generic::crypt(cipher, r.ghash, r.msg))
 }
 
 /// CTR from `ctr` over `buf` (whole blocks through the fused loop, a
@@ -107,17 +94,16 @@ fn ctr<C: CtrCipher>(c: &C, nonce: &[u8; 12], ctr: u32, buf: InOutBuf<'_, '_, u8
 }
 
 /// The whole message: tag mask, AAD, chunks, lengths; the full tag.
-fn crypt<C: CtrCipher>(
-    c: &C,
-    ghash: &GHashKey,
-    j0: &Block,
-    aad: &[u8],
-    mut buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
-) -> Block {
-    if buf.len() <= SHORT {
-        return crate::generic::crypt(c, ghash, j0, aad, buf, encrypt);
+fn crypt<C: CtrCipher>(c: &C, ghash: &GHashKey, msg: Msg<'_, '_, '_>) -> Block {
+    if msg.buf.len() <= SHORT {
+        return crate::generic::crypt(c, ghash, msg);
     }
+    let Msg {
+        j0,
+        aad,
+        mut buf,
+        encrypt,
+    } = msg;
     let mut nonce = [0u8; 12];
     nonce.copy_from_slice(&j0[..12]);
     let c0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);

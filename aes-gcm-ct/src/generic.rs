@@ -19,7 +19,7 @@
 //! Cost beyond the cipher and GHASH: building counter blocks and one XOR
 //! pass over the data, both in L1.
 
-use crate::Block;
+use crate::{Block, Msg};
 use aead::inout::InOutBuf;
 use cipher::{
     Array, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
@@ -36,24 +36,14 @@ pub(crate) const CHUNK_BLOCKS: usize = 128;
 const SHORT_BLOCKS: usize = 4;
 
 /// Encrypt (`encrypt`) or decrypt `buf` and return the full tag.
-pub(crate) fn crypt<Aes>(
-    cipher: &Aes,
-    ghash: &GHashKey,
-    j0: &Block,
-    aad: &[u8],
-    buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
-) -> Block
+pub(crate) fn crypt<Aes>(cipher: &Aes, ghash: &GHashKey, msg: Msg<'_, '_, '_>) -> Block
 where
     Aes: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16>,
 {
     let mut tag = Block::default();
     cipher.encrypt_with_backend(Gcm {
         ghash,
-        j0,
-        aad,
-        buf,
-        encrypt,
+        msg,
         tag: &mut tag,
     });
     tag
@@ -61,10 +51,7 @@ where
 
 struct Gcm<'a, 'i, 'o> {
     ghash: &'a GHashKey,
-    j0: &'a Block,
-    aad: &'a [u8],
-    buf: InOutBuf<'i, 'o, u8>,
-    encrypt: bool,
+    msg: Msg<'a, 'i, 'o>,
     tag: &'a mut Block,
 }
 
@@ -77,10 +64,13 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
     fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
         let Gcm {
             ghash,
-            j0,
-            aad,
-            mut buf,
-            encrypt,
+            msg:
+                Msg {
+                    j0,
+                    aad,
+                    mut buf,
+                    encrypt,
+                },
             tag,
         } = self;
 

@@ -123,16 +123,10 @@ macro_rules! fused_engine {
                 )
             }
 
-            fn crypt(
-                key: &Key,
-                j0: &crate::Block,
-                aad: &[u8],
-                buf: aead::inout::InOutBuf<'_, '_, u8>,
-                encrypt: bool,
-            ) -> crate::Block {
+            fn crypt(key: &Key, msg: crate::Msg<'_, '_, '_>) -> crate::Block {
                 // SAFETY: a `Key` is only made by `empty_key`, after the CPU
                 // check.
-                unsafe { by_rounds!(key.nr, $crypt(key, j0, aad, buf, encrypt)) }
+                unsafe { by_rounds!(key.nr, $crypt(key, msg)) }
             }
 
             fn ghash(key: &Key, data: &[u8], lens: &crate::Block) -> crate::Block {
@@ -475,6 +469,8 @@ where
         if let Some(f) = Self::empty_fused(key, backend) {
             return Self::with_path(Path::Fused(f));
         }
+        #[cfg(not(feature = "aes"))]
+        let _ = backend;
         let cipher = Aes::new(key);
         let ghash = ghash_key(&cipher, None).unwrap_or_else(|_| unreachable!("detected"));
         #[cfg(feature = "aes")]
@@ -585,8 +581,23 @@ where
     /// Run the message through this key's path; returns the full tag.
     #[inline]
     fn crypt(&self, j0: &Block, aad: &[u8], buf: InOutBuf<'_, '_, u8>, encrypt: bool) -> Block {
-        self.path.crypt(j0, aad, buf, encrypt)
+        self.path.crypt(Msg {
+            j0,
+            aad,
+            buf,
+            encrypt,
+        })
     }
+}
+
+/// One seal or open as every path takes it: the pre-counter block J0, the
+/// associated data, the text (read from `buf`'s input, written to its
+/// output) and the direction.
+pub(crate) struct Msg<'a, 'i, 'o> {
+    pub(crate) j0: &'a Block,
+    pub(crate) aad: &'a [u8],
+    pub(crate) buf: InOutBuf<'i, 'o, u8>,
+    pub(crate) encrypt: bool,
 }
 
 /// The GHASH lengths block: `BE64(8 * a) || BE64(8 * b)` (bit lengths of

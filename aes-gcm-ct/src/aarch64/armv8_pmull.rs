@@ -16,8 +16,7 @@
 //! 11-15 round keys, 8 powers, 3 accumulators and the block being
 //! multiplied fit without spills.
 
-use crate::Block;
-use aead::inout::InOutBuf;
+use crate::{Block, Msg};
 use core::arch::aarch64::*;
 
 cpufeatures::new!(cpu_aes_pmull, "aes");
@@ -166,13 +165,8 @@ fn round(x: V, k: V) -> V {
 }
 
 #[target_feature(enable = "neon,aes")]
-fn crypt_impl<const NR: usize>(
-    key: &Key,
-    j0: &Block,
-    aad: &[u8],
-    buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
-) -> Block {
+fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
+    let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     let mut rk = [zero(); 15];
     for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
         *r = ld(k);

@@ -26,8 +26,7 @@
 //! hi), the block being multiplied; round keys and powers are memory
 //! operands from the stack copy (L1).
 
-use crate::Block;
-use aead::inout::InOutBuf;
+use crate::{Block, Msg};
 use core::arch::x86_64::*;
 
 ct_dispatch::x86_detect!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
@@ -174,13 +173,8 @@ const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {
 };
 
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1")]
-fn crypt_impl<const NR: usize>(
-    key: &Key,
-    j0: &Block,
-    aad: &[u8],
-    buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
-) -> Block {
+fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
+    let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     let mut rk = [_mm_setzero_si128(); 15];
     for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
         *r = ld(k);

@@ -58,8 +58,7 @@
 //! masks depend on the public lengths only.
 
 use super::aesni_clmul::{bswap, encrypt_zero, ghash_by_h1, ld, mul, raise, st};
-use crate::Block;
-use aead::inout::InOutBuf;
+use crate::{Block, Msg};
 use core::arch::x86_64::*;
 use ct_dispatch::wipe::wipe;
 
@@ -179,13 +178,8 @@ fused_engine!(
 #[target_feature(
     enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq"
 )]
-fn crypt512<const NR: usize>(
-    key: &Key,
-    j0: &Block,
-    aad: &[u8],
-    buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
-) -> Block {
+fn crypt512<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
+    let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     let len = buf.len();
     let (inp, out) = buf.into_raw();
     // SAFETY: `inp`/`out` are valid for `len` bytes (`InOutBuf`); `Z`
@@ -194,13 +188,8 @@ fn crypt512<const NR: usize>(
 }
 
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
-fn crypt256<const NR: usize>(
-    key: &Key,
-    j0: &Block,
-    aad: &[u8],
-    buf: InOutBuf<'_, '_, u8>,
-    encrypt: bool,
-) -> Block {
+fn crypt256<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
+    let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     let len = buf.len();
     let (inp, out) = buf.into_raw();
     // SAFETY: `inp`/`out` are valid for `len` bytes (`InOutBuf`); `Y`
