@@ -154,9 +154,9 @@ fn from_aes_ct_cipher_takes_the_path_new_takes() {
     }
 }
 
-/// Every key is small enough to keep where RustCrypto's are kept (its
-/// `Aes256Gcm` with AES-NI: 624 bytes): a key holds one path's key form
-/// in an enum, so the largest form in the build sets every key's size.
+/// Every key is small enough to keep where RustCrypto's are kept (at most
+/// 1 KiB): a key holds one path's key form in an enum, so the largest form
+/// in the build sets every key's size.
 #[test]
 fn key_sizes_at_most_1_kib() {
     let sizes = [

@@ -1,6 +1,7 @@
 //! The key form shared by the carry-less-multiply backends (PCLMULQDQ,
-//! VPCLMULQDQ, PMULL, and the 8-bit-multiply NEON ones): H^N..H^1 with Karatsuba middle terms, built from the
-//! powers of `field.rs` (computed once per key).
+//! VPCLMULQDQ, PMULL, and the 8-bit-multiply NEON ones): H^N..H^1 with
+//! Karatsuba middle terms, built from the powers of `field.rs` (computed
+//! once per key).
 
 use crate::Block;
 use crate::field::Powers;
@@ -14,8 +15,8 @@ use zeroize::Zeroize;
 pub(crate) const POLY_C: u64 = 0xC200_0000_0000_0000;
 
 /// Key powers for the carry-less-multiply backends (PCLMULQDQ, VPCLMULQDQ,
-/// PMULL, pmull8, vmull8), in descending order so that a run of `n` blocks uses
-/// `hd[N - n ..]`: `hd[i] = H^(N - i)`. `md` holds the Karatsuba middle
+/// PMULL, pmull8, vmull8), in descending order so that a run of `n` blocks
+/// uses `hd[N - n ..]`: `hd[i] = H^(N - i)`. `md` holds the Karatsuba middle
 /// terms `hd[i].lo ^ hd[i].hi` as 64-bit words, at [`mid_slot`]`::<L>(i)`
 /// for a backend of `L` blocks per vector: one vector load then serves two
 /// passes, the first taking its lanes' low words and the second their high

@@ -2,7 +2,8 @@
 //!
 //! Steps, in order: rustfmt check; clippy (warnings denied) on the host and for the two ARM
 //! targets; the host test suite (default features, then all features for the
-//! crates with code behind them); the compat facades under upstream's own test suites and dependents'
+//! crates with code behind them); the compat facades under upstream's own
+//! test suites and dependents'
 //! (`compat.rs`); the
 //! suite cross-compiled for aarch64 and run under `qemu-aarch64` twice (as
 //! the CPU model reports itself, then with the crypto extensions hidden

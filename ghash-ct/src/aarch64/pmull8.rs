@@ -16,7 +16,7 @@
 //!   Karatsuba middle terms, 192 bytes); the middle term is remade from
 //!   the loaded power (one `eor`, cheaper than its own load), and the
 //!   rotations by 1..4 bytes are made per block with the same constant
-//!   `tbl` / `ext` as the data's, not kept (that took 960 bytes).
+//!   `tbl` / `ext` as the data's, not kept (five times the key's size).
 //! - lo and hi Karatsuba parts share one 128-bit register: `pmull` takes the
 //!   low halves, `pmull2` the high halves; data rotations within each half
 //!   are one `tbl` with a constant index (no secret index).

@@ -12,7 +12,7 @@
 //! - the key holds only the powers and their Karatsuba middle terms
 //!   lo ^ hi (192 bytes, the carry-less-multiply backends' form); their
 //!   rotations rot(part, 1..4) are four `vext` per block and pass, not
-//!   kept (that took 960 bytes);
+//!   kept (five times the key's size);
 //! - Karatsuba over 64-bit halves; runs of up to 8 blocks against
 //!   `H^n..H^1`; per run and per Karatsuba part, the families of all
 //!   blocks are summed first and placed ONCE (placement is linear), then
