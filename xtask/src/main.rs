@@ -65,7 +65,7 @@ const COMMANDS: &[(&str, Command, &str)] = &[
     (
         "package",
         package::main,
-        "cargo publish --dry-run of every published crate, package contents checked",
+        "every published crate packaged and built from its package, package contents checked",
     ),
     (
         "fuzz",

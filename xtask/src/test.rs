@@ -15,7 +15,7 @@
 //! backends' suites on s390x (big-endian) and riscv64 under qemu
 //! (`portable.rs`); the bare-metal builds (`nostd.rs`); rustls over our
 //! AES-GCM against OpenSSL (`tls.rs`), `cargo doc` with warnings denied
-//! and the publish dry run (`package.rs`), after the host tests. Right after
+//! and the packages built as `cargo publish` would (`package.rs`), after the host tests. Right after
 //! the rustfmt check, the generated armv7 assembly's header against its
 //! generator, the S-box section it read and its settings (SHA-256s,
 //! `regen_asm.rs`; milliseconds, `cargo xtask regen-asm` reruns the
@@ -213,7 +213,7 @@ fn steps() -> Vec<Step> {
         }),
     ));
     s.push(step(
-        "publish dry run of every published crate (xtask package)",
+        "packages of every published crate, each built from its package (xtask package)",
         Some("host"),
         vec![],
         Box::new(|| crate::package::main(&[])),

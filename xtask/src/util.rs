@@ -84,17 +84,66 @@ fn quote(s: &OsStr) -> String {
     }
 }
 
-/// Run `cmd` with inherited stdio, echoing it first; error unless it exits 0.
+/// Run `cmd` with inherited stdout, echoing it first; error unless it exits
+/// 0. Its stderr is passed through line by line, and the error carries the
+/// last lines of it: a CI log is often read only from its summary, which
+/// must then say why a step failed, not only which command did.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
+    use std::io::{BufRead, Write};
+    const KEPT: usize = 12;
     println!("$ {}", show(cmd));
-    let status = cmd
-        .status()
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", show(cmd)))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{}` failed ({status})", show(cmd)))
+    let mut tail = std::collections::VecDeque::with_capacity(KEPT);
+    if let Some(err) = child.stderr.take() {
+        let mut out = std::io::stderr().lock();
+        for line in std::io::BufReader::new(err).split(b'\n') {
+            let Ok(line) = line else { break };
+            let _ = out.write_all(&line);
+            let _ = out.write_all(b"\n");
+            if tail.len() == KEPT {
+                tail.pop_front();
+            }
+            tail.push_back(String::from_utf8_lossy(&line).into_owned());
+        }
     }
+    let status = child
+        .wait()
+        .map_err(|e| format!("cannot wait for `{}`: {e}", show(cmd)))?;
+    if status.success() {
+        return Ok(());
+    }
+    let mut e = format!("`{}` failed ({status})", show(cmd));
+    let tail: Vec<String> = tail
+        .iter()
+        .map(|l| strip_ansi(l))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if !tail.is_empty() {
+        e.push_str("; its last stderr lines:\n      ");
+        e.push_str(&tail.join("\n      "));
+    }
+    Err(e)
+}
+
+/// `s` without ANSI colour escapes (`ESC [ ... letter`).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Run `cmd` and return its stdout; stderr is passed through. Error unless
@@ -167,4 +216,25 @@ pub fn runner(triple: &str) -> Option<Vec<String>> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_run_says_why() {
+        let e = run(Command::new("sh").args([
+            "-c",
+            "echo first >&2; printf '\\033[1m\\033[91merror\\033[0m: the reason\\n' >&2; exit 3",
+        ]))
+        .unwrap_err();
+        assert!(e.contains("exit status: 3"), "{e}");
+        assert!(
+            e.contains("first") && e.contains("error: the reason"),
+            "{e}"
+        );
+        assert!(!e.contains('\u{1b}'), "{e}");
+        assert!(run(Command::new("sh").args(["-c", "echo fine >&2"])).is_ok());
+    }
 }
