@@ -69,19 +69,30 @@ impl<T: Copy, const N: usize, const L: usize> Zeroize for ClmulKey<T, N, L> {
 /// (`whole`) and then the shorter rest, if any (`part`): the run order of
 /// the backends of this key form (one reduction per run). Inlined, so closures
 /// made in a target-feature function keep its features.
+///
+/// Each run gets `key` through `black_box`, so its powers are loaded from
+/// the key inside the run rather than hoisted out of the loop: a run's
+/// powers and middle terms with the data fill more than the register file,
+/// and hoisted they are spilled to the stack, which leaves a copy of the
+/// key in the dead stack after the call (ct-check's zeroize test fails on
+/// it in optimised builds). A reload per run costs what the spill reload
+/// did.
 #[inline(always)]
-pub(crate) fn by_runs<const W: usize, A>(
+pub(crate) fn by_runs<const W: usize, K, A>(
+    key: &K,
     acc: A,
     blocks: &[Block],
-    mut whole: impl FnMut(A, &[Block; W]) -> A,
-    part: impl FnOnce(A, &[Block]) -> A,
+    mut whole: impl FnMut(&K, A, &[Block; W]) -> A,
+    part: impl FnOnce(&K, A, &[Block]) -> A,
 ) -> A {
     let (runs, rest) = blocks.as_chunks::<W>();
-    let acc = runs.iter().fold(acc, &mut whole);
+    let acc = runs
+        .iter()
+        .fold(acc, |a, r| whole(core::hint::black_box(key), a, r));
     if rest.is_empty() {
         acc
     } else {
-        part(acc, rest)
+        part(core::hint::black_box(key), acc, rest)
     }
 }
 

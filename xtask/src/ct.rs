@@ -142,6 +142,22 @@ pub fn build_dir() -> std::path::PathBuf {
     target_dir().join("ct")
 }
 
+/// The checks whose answer depends on the optimiser, on the optimised code
+/// users run: the dead-stack scan of key setup and use (`ct-check`'s
+/// zeroize test: register spills and hoisted loads exist only there) and
+/// the single-step trace of every AES-GCM path of this CPU (`aes-gcm-ct`'s
+/// `ct_trace`, ignored in debug builds). Built in [`build_dir`], whose
+/// dependencies are the same release builds.
+pub fn release_tests() -> Result<(), String> {
+    for (krate, test) in [("ct-check", "zeroize"), ("aes-gcm-ct", "ct_trace")] {
+        run(cargo()
+            .args(["test", "--release", "-p", krate, "--test", test])
+            .env("CARGO_TARGET_DIR", build_dir())
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "line-tables-only"))?;
+    }
+    Ok(())
+}
+
 /// Build the harness with line tables (for readable valgrind reports).
 fn build() -> Result<std::path::PathBuf, String> {
     let dir = build_dir();

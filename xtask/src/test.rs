@@ -273,6 +273,12 @@ fn steps() -> Vec<Step> {
         }],
         Box::new(|| crate::ct::main(&[])),
     ));
+    s.push(step(
+        "tests, host, release: key left on the dead stack (ct-check zeroize), AES-GCM single-step trace (aes-gcm-ct ct_trace)",
+        Some("host"),
+        vec![],
+        Box::new(crate::ct::release_tests),
+    ));
     s.push(trace_step(crate::trace::X86_64));
     // 32-bit x86 runs natively: the same backends where the CPU has them
     // (AES-NI, VAES, SSSE3 hybrid), 32-bit integer code in the portable

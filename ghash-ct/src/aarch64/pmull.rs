@@ -109,8 +109,8 @@ fn update_impl<const GHASH: bool>(
     acc: &mut u128,
     blocks: &[Block],
 ) {
-    let run = |a, r: &[Block]| agg::<GHASH>(key, a, r);
-    let a = by_runs::<WAYS, _>(ld(acc), blocks, |a, r| run(a, r), run);
+    let run = |k: &ClmulKey<Token, WAYS, 1>, a, r: &[Block]| agg::<GHASH>(k, a, r);
+    let a = by_runs::<WAYS, _, _>(key, ld(acc), blocks, |k, a, r| run(k, a, r), run);
     // SAFETY: `acc` is a valid, exclusive reference to 16 writable bytes.
     unsafe { vst1q_u64((acc as *mut u128).cast(), a) };
 }

@@ -190,7 +190,7 @@ impl crate::backend::Engine for Pmull8 {
 
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
         // SAFETY: NEON is part of the AArch64 base architecture.
-        let run = |a, r: &[Block]| unsafe { run::<GHASH>(key, a, r) };
-        *acc = by_runs::<WAYS, _>(*acc, blocks, |a, r| run(a, r), run);
+        let run = |k: &Key8, a, r: &[Block]| unsafe { run::<GHASH>(k, a, r) };
+        *acc = by_runs::<WAYS, _, _>(key, *acc, blocks, |k, a, r| run(k, a, r), run);
     }
 }

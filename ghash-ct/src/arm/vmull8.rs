@@ -255,7 +255,7 @@ impl crate::backend::Engine for Vmull8 {
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
         const { assert!(core::mem::offset_of!(Key8, md) == core::mem::offset_of!(Key8, hd) + 16 * WAYS) };
         let flag = if GHASH { 0x100 } else { 0 };
-        let run = |mut a: u128, run: &[Block]| {
+        let run = |key: &Key8, mut a: u128, run: &[Block]| {
             let n = run.len();
             // The routine reads powers and middle terms n..1.
             assert!((1..=WAYS).contains(&n));
@@ -271,6 +271,6 @@ impl crate::backend::Engine for Vmull8 {
             unsafe { ghash_ct_vmull8_run(&mut a, run.as_ptr().cast(), n as u32 | flag, k.cast()) };
             a
         };
-        *acc = by_runs::<WAYS, _>(*acc, blocks, |a, r| run(a, r), run);
+        *acc = by_runs::<WAYS, _, _>(key, *acc, blocks, |k, a, r| run(k, a, r), run);
     }
 }

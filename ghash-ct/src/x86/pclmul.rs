@@ -153,8 +153,8 @@ fn update_impl<const GHASH: bool>(
     acc: &mut u128,
     blocks: &[Block],
 ) {
-    let run = |a, r: &[Block]| agg::<GHASH, _, WAYS, 1>(key, a, r);
-    let a = by_runs::<WAYS, _>(ld(acc), blocks, |a, r| run(a, r), run);
+    let run = |k: &ClmulKey<Token, WAYS, 1>, a, r: &[Block]| agg::<GHASH, _, WAYS, 1>(k, a, r);
+    let a = by_runs::<WAYS, _, _>(key, ld(acc), blocks, |k, a, r| run(k, a, r), run);
     st(acc, a);
 }
 

@@ -101,11 +101,12 @@ macro_rules! width {
             acc: &mut u128,
             blocks: &[Block],
         ) {
-            let a = by_runs::<WAYS, _>(
+            let a = by_runs::<WAYS, _, _>(
+                key,
                 ld(acc),
                 blocks,
-                |a, r| $pass::<GHASH>(key, a, r),
-                |a, r| agg::<GHASH, _, WAYS, $lanes>(key, a, r),
+                |k, a, r| $pass::<GHASH>(k, a, r),
+                |k, a, r| agg::<GHASH, _, WAYS, $lanes>(k, a, r),
             );
             st(acc, a);
         }
