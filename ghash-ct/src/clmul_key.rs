@@ -70,15 +70,17 @@ impl<T: Copy, const N: usize, const L: usize> Zeroize for ClmulKey<T, N, L> {
 /// the backends of this key form (one reduction per run). Inlined, so closures
 /// made in a target-feature function keep its features.
 ///
-/// Each run gets `key` through `black_box`, so its powers are loaded from
-/// the key inside the run rather than hoisted out of the loop: a run's
-/// powers and middle terms with the data fill more than the register file,
-/// and hoisted they are spilled to the stack, which leaves a copy of the
-/// key in the dead stack after the call (ct-check's zeroize test fails on
-/// it in optimised builds). A reload per run costs what the spill reload
-/// did.
+/// With `RELOAD`, each run gets `key` through `black_box`, so its powers
+/// are loaded from the key inside the run rather than hoisted out of the
+/// loop. For backends whose register file cannot hold a run's powers and
+/// middle terms beside the data (16 x86 vector registers): hoisted, they
+/// are spilled to the stack, which leaves a copy of the key in the dead
+/// stack after the call (ct-check's zeroize test fails on it in optimised
+/// builds), and a reload per run costs what the spill reload did. Without
+/// it (32 registers on aarch64, or a routine in assembly), the powers stay
+/// in registers across runs.
 #[inline(always)]
-pub(crate) fn by_runs<const W: usize, K, A>(
+pub(crate) fn by_runs<const W: usize, const RELOAD: bool, K, A>(
     key: &K,
     acc: A,
     blocks: &[Block],
@@ -86,13 +88,18 @@ pub(crate) fn by_runs<const W: usize, K, A>(
     part: impl FnOnce(&K, A, &[Block]) -> A,
 ) -> A {
     let (runs, rest) = blocks.as_chunks::<W>();
-    let acc = runs
-        .iter()
-        .fold(acc, |a, r| whole(core::hint::black_box(key), a, r));
+    let key = || {
+        if RELOAD {
+            core::hint::black_box(key)
+        } else {
+            key
+        }
+    };
+    let acc = runs.iter().fold(acc, |a, r| whole(key(), a, r));
     if rest.is_empty() {
         acc
     } else {
-        part(core::hint::black_box(key), acc, rest)
+        part(key(), acc, rest)
     }
 }
 

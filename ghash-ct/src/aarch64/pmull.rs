@@ -110,7 +110,7 @@ fn update_impl<const GHASH: bool>(
     blocks: &[Block],
 ) {
     let run = |k: &ClmulKey<Token, WAYS, 1>, a, r: &[Block]| agg::<GHASH>(k, a, r);
-    let a = by_runs::<WAYS, _, _>(key, ld(acc), blocks, |k, a, r| run(k, a, r), run);
+    let a = by_runs::<WAYS, false, _, _>(key, ld(acc), blocks, |k, a, r| run(k, a, r), run);
     // SAFETY: `acc` is a valid, exclusive reference to 16 writable bytes.
     unsafe { vst1q_u64((acc as *mut u128).cast(), a) };
 }

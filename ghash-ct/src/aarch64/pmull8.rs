@@ -191,6 +191,6 @@ impl crate::backend::Engine for Pmull8 {
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
         // SAFETY: NEON is part of the AArch64 base architecture.
         let run = |k: &Key8, a, r: &[Block]| unsafe { run::<GHASH>(k, a, r) };
-        *acc = by_runs::<WAYS, _, _>(key, *acc, blocks, |k, a, r| run(k, a, r), run);
+        *acc = by_runs::<WAYS, false, _, _>(key, *acc, blocks, |k, a, r| run(k, a, r), run);
     }
 }

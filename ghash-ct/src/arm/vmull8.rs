@@ -271,6 +271,6 @@ impl crate::backend::Engine for Vmull8 {
             unsafe { ghash_ct_vmull8_run(&mut a, run.as_ptr().cast(), n as u32 | flag, k.cast()) };
             a
         };
-        *acc = by_runs::<WAYS, _, _>(key, *acc, blocks, |k, a, r| run(k, a, r), run);
+        *acc = by_runs::<WAYS, false, _, _>(key, *acc, blocks, |k, a, r| run(k, a, r), run);
     }
 }

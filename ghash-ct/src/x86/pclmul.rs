@@ -154,7 +154,7 @@ fn update_impl<const GHASH: bool>(
     blocks: &[Block],
 ) {
     let run = |k: &ClmulKey<Token, WAYS, 1>, a, r: &[Block]| agg::<GHASH, _, WAYS, 1>(k, a, r);
-    let a = by_runs::<WAYS, _, _>(key, ld(acc), blocks, |k, a, r| run(k, a, r), run);
+    let a = by_runs::<WAYS, true, _, _>(key, ld(acc), blocks, |k, a, r| run(k, a, r), run);
     st(acc, a);
 }
 

@@ -101,7 +101,7 @@ macro_rules! width {
             acc: &mut u128,
             blocks: &[Block],
         ) {
-            let a = by_runs::<WAYS, _, _>(
+            let a = by_runs::<WAYS, true, _, _>(
                 key,
                 ld(acc),
                 blocks,
