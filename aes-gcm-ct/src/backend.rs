@@ -437,8 +437,14 @@ fn ghash_ct_hash(g: &GHashKey, data: &[u8], lens: &Block) -> Block {
 /// the key (the path's key form, the round keys, H), with a margin, in
 /// optimised builds. `ct-check/tests/zeroize.rs`
 /// (`key_setup_and_use_leave_no_key_on_dead_stack`) fails when it is too
-/// small.
+/// small. The generic and `ctr-ghash` paths build an aes-ct cipher and a
+/// ghash-ct key, each through its own layers.
 pub(crate) const SETUP_SCRUB: usize = 8 * 1024;
+
+/// [`SETUP_SCRUB`] for a key on a fused path, built in place from the
+/// round keys and its own H powers in one frame: a scrub is a share of
+/// key setup's cost, so these keys pay only their own depth.
+pub(crate) const FUSED_SETUP_SCRUB: usize = 2 * 1024;
 
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's

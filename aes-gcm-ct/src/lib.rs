@@ -306,9 +306,10 @@ where
     #[inline(always)]
     fn new(key: &Key<Self>) -> Self {
         let backend = backend::choose(backend::aes_ct_backend_of_new::<Aes>());
-        ct_dispatch::wipe::scrubbed_with::<_, { backend::SETUP_SCRUB }>(
+        ct_dispatch::wipe::scrubbed_by::<_, { backend::FUSED_SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
             || Self::start_auto(key, backend),
             |gcm| gcm.fill_fused(key),
+            |gcm| matches!(*gcm.path, Path::Fused(_)),
         )
     }
 }
@@ -425,13 +426,14 @@ where
     /// one of our `aes_ct` types; [`Backend::Generic`] always works).
     #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
-        ct_dispatch::wipe::scrubbed_with::<_, { backend::SETUP_SCRUB }>(
+        ct_dispatch::wipe::scrubbed_by::<_, { backend::FUSED_SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
             || Self::start(key, backend),
             |gcm| {
                 if let Ok(gcm) = gcm {
                     gcm.fill_fused(key);
                 }
             },
+            |gcm| matches!(gcm, Ok(g) if matches!(*g.path, Path::Fused(_))),
         )
     }
 

@@ -204,9 +204,30 @@ pub fn scrubbed<R, const N: usize>(f: impl FnOnce() -> R) -> R {
 /// through; built in place it is copied once, into the return place.
 #[inline(always)]
 pub fn scrubbed_with<R, const N: usize>(init: impl FnOnce() -> R, fill: impl FnOnce(&mut R)) -> R {
+    scrubbed_by::<R, N, N>(init, fill, |_| false)
+}
+
+/// [`scrubbed_with`] for a constructor whose depth depends on what it
+/// built: `S` bytes when `shallow(&value)`, else `N`. A key type with paths
+/// of different depths (a fused key form built in one frame, or a cipher
+/// and a GHASH key through several layers) then pays the deep scrub only
+/// on the deep paths. `shallow` may look at which path was built (public:
+/// it follows from the CPU), never at key material.
+#[inline(always)]
+pub fn scrubbed_by<R, const S: usize, const N: usize>(
+    init: impl FnOnce() -> R,
+    fill: impl FnOnce(&mut R),
+    shallow: impl FnOnce(&R) -> bool,
+) -> R {
+    const { assert!(S <= N, "the shallow depth is the smaller one") };
     let mut slot = core::mem::MaybeUninit::<R>::uninit();
     build_into(&mut slot, init, fill);
-    scrub_stack::<N>();
+    // SAFETY: `build_into` initialised the slot.
+    if shallow(unsafe { slot.assume_init_ref() }) {
+        scrub_stack::<S>();
+    } else {
+        scrub_stack::<N>();
+    }
     // SAFETY: `build_into` initialised the slot; it is read once, and its
     // bytes are then overwritten and never read as an `R` again.
     unsafe {
