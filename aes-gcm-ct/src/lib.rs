@@ -309,7 +309,7 @@ where
         ct_dispatch::wipe::scrubbed_by::<_, { backend::FUSED_SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
             || Self::start_auto(key, backend),
             |gcm| gcm.fill_fused(key),
-            |gcm| matches!(*gcm.path, Path::Fused(_)),
+            Self::is_fused,
         )
     }
 }
@@ -342,6 +342,12 @@ where
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
+    }
+
+    /// Is this key on a fused path? (Its constructor's scrub depth.)
+    #[inline(always)]
+    fn is_fused(&self) -> bool {
+        matches!(*self.path, Path::Fused(_))
     }
 
     fn from_cipher(cipher: Aes) -> Self {
@@ -433,7 +439,7 @@ where
                     gcm.fill_fused(key);
                 }
             },
-            |gcm| matches!(gcm, Ok(g) if matches!(*g.path, Path::Fused(_))),
+            |gcm| gcm.as_ref().is_ok_and(Self::is_fused),
         )
     }
 

@@ -67,8 +67,8 @@ fn trace(f: &dyn Fn()) -> (u64, u64) {
     }
 }
 
-/// Optimised builds only: the code users run, and single-stepping it is
-/// twice as fast as stepping a debug build.
+/// Optimised builds only: the code users run (whose control flow the
+/// optimiser may change), with fewer instructions to step.
 #[test]
 #[cfg_attr(
     debug_assertions,

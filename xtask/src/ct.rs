@@ -142,6 +142,15 @@ pub fn build_dir() -> std::path::PathBuf {
     target_dir().join("ct")
 }
 
+/// `cargo`, building into [`build_dir`] with its settings (release with
+/// line tables), for every build that shares it.
+pub fn cargo_in_build_dir() -> Command {
+    let mut c = cargo();
+    c.env("CARGO_TARGET_DIR", build_dir())
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "line-tables-only");
+    c
+}
+
 /// The checks whose answer depends on the optimiser, on the optimised code
 /// users run: the dead-stack scan of key setup and use (`ct-check`'s
 /// zeroize test: register spills and hoisted loads exist only there) and
@@ -150,22 +159,15 @@ pub fn build_dir() -> std::path::PathBuf {
 /// dependencies are the same release builds.
 pub fn release_tests() -> Result<(), String> {
     for (krate, test) in [("ct-check", "zeroize"), ("aes-gcm-ct", "ct_trace")] {
-        run(cargo()
-            .args(["test", "--release", "-p", krate, "--test", test])
-            .env("CARGO_TARGET_DIR", build_dir())
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "line-tables-only"))?;
+        run(cargo_in_build_dir().args(["test", "--release", "-p", krate, "--test", test]))?;
     }
     Ok(())
 }
 
 /// Build the harness with line tables (for readable valgrind reports).
 fn build() -> Result<std::path::PathBuf, String> {
-    let dir = build_dir();
-    run(cargo()
-        .args(["build", "--release", "-p", "ct-check", "--bin", "ct-check"])
-        .env("CARGO_TARGET_DIR", &dir)
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "line-tables-only"))?;
-    Ok(dir
+    run(cargo_in_build_dir().args(["build", "--release", "-p", "ct-check", "--bin", "ct-check"]))?;
+    Ok(build_dir()
         .join("release")
         .join(format!("ct-check{}", std::env::consts::EXE_SUFFIX)))
 }

@@ -8,8 +8,8 @@
 //! package leaves out, or a wrong publish order fails here. It runs
 //! offline after a `cargo fetch` of the lock file, so it needs the network
 //! no more than the builds before it: `cargo publish --dry-run` checks the
-//! same and also asks crates.io over HTTP, for nothing the build needs. Then each
-//! package's file list must hold its README and both licence texts, and
+//! same and also asks crates.io over HTTP, for nothing the build needs.
+//! Then each package's file list must hold its README and both licence texts, and
 //! nothing from `tests/` or `examples/` (test data stays in the
 //! repository; crates.io and docs.rs get only sources and docs), and the
 //! README must not link out of the crate folder (crates.io shows it alone).

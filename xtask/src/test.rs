@@ -15,7 +15,8 @@
 //! backends' suites on s390x (big-endian) and riscv64 under qemu
 //! (`portable.rs`); the bare-metal builds (`nostd.rs`); rustls over our
 //! AES-GCM against OpenSSL (`tls.rs`), `cargo doc` with warnings denied
-//! and the packages built as `cargo publish` would (`package.rs`), after the host tests. Right after
+//! and the packages built as `cargo publish` would (`package.rs`), after
+//! the host tests; the release-build checks (`ct::release_tests`). Right after
 //! the rustfmt check, the generated armv7 assembly's header against its
 //! generator, the S-box section it read and its settings (SHA-256s,
 //! `regen_asm.rs`; milliseconds, `cargo xtask regen-asm` reruns the

@@ -675,17 +675,14 @@ fn verdict(c: &Config, guest: &str, plugin: &str) -> Result<Report, String> {
 /// dependencies are the same; cross builds go to the usual target folder,
 /// which `cargo xtask test` deletes after the target's last step.
 fn build_guest(triple: &str) -> Result<PathBuf, String> {
-    let mut c = cargo();
-    c.args(["build", "--release", "-p", "ct-check", "--bin", "ct-trace"]);
-    let dir = if triple == X86_64 {
-        let d = crate::ct::build_dir();
-        c.env("CARGO_TARGET_DIR", &d)
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "line-tables-only");
-        d
+    let (mut c, dir) = if triple == X86_64 {
+        (crate::ct::cargo_in_build_dir(), crate::ct::build_dir())
     } else {
+        let mut c = cargo();
         c.args(["--target", triple]);
-        util::target_dir().join(triple)
+        (c, util::target_dir().join(triple))
     };
+    c.args(["build", "--release", "-p", "ct-check", "--bin", "ct-trace"]);
     run(&mut c)?;
     Ok(dir.join("release").join("ct-trace"))
 }
