@@ -358,7 +358,7 @@ backends! {
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     AesniClmul => crate::x86::aesni_clmul::AesniClmul, "aesni-clmul",
         "AES-NI + PCLMULQDQ (x86_64): 8 counter blocks per iteration, their AES rounds stitched with the aggregated GHASH of 8 ciphertext blocks, one reduction per 8.";
-    #[cfg(all(target_arch = "aarch64", feature = "aes"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "aes"))]
     Armv8Pmull => crate::aarch64::armv8_pmull::Armv8Pmull, "armv8-pmull",
         "ARMv8 AES + 64-bit PMULL (aarch64): 8 counter blocks per iteration, their AES rounds interleaved with the aggregated GHASH multiplies, one reduction per 8.";
 }

@@ -137,13 +137,21 @@ macro_rules! fused_engine {
     };
 }
 
-#[cfg(target_arch = "aarch64")]
+// aarch64 without NEON (soft-float kernels and firmware) takes the generic
+// path: the fused backend's code needs the NEON registers.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod aarch64;
 mod backend;
 #[cfg(feature = "aes")]
 mod ctr_ghash;
 mod generic;
-#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), feature = "aes"))]
+#[cfg(all(
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    ),
+    feature = "aes"
+))]
 mod tail;
 #[cfg(target_arch = "x86_64")]
 mod x86;

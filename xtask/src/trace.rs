@@ -678,11 +678,12 @@ fn build_guest(triple: &str) -> Result<PathBuf, String> {
     let (mut c, dir) = if triple == X86_64 {
         (crate::ct::cargo_in_build_dir(), crate::ct::build_dir())
     } else {
-        let mut c = cargo();
-        c.args(["--target", triple]);
-        (c, util::target_dir().join(triple))
+        (cargo(), util::target_dir().join(triple))
     };
     c.args(["build", "--release", "-p", "ct-check", "--bin", "ct-trace"]);
+    if triple != X86_64 {
+        c.args(["--target", triple]);
+    }
     run(&mut c)?;
     Ok(dir.join("release").join("ct-trace"))
 }
