@@ -110,7 +110,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         let mut c = nightly(&["miri", "test", "-p", pkg]);
         c.args(*targets)
             .env("CARGO_TARGET_DIR", target_dir().join("miri"))
-            .env("RUSTFLAGS", PORTABLE_CFG)
+            .env("RUSTFLAGS", crate::util::rustflags(PORTABLE_CFG))
             .env("MIRIFLAGS", "-Zmiri-strict-provenance");
         if !filter.is_empty() {
             c.arg("--").args(*filter);
@@ -145,7 +145,7 @@ pub fn asan(args: &[String]) -> Result<(), String> {
     }
     // `--target` keeps the flags off build scripts and proc macros.
     c.env("CARGO_TARGET_DIR", target_dir().join("asan"))
-        .env("RUSTFLAGS", "-Zsanitizer=address")
+        .env("RUSTFLAGS", crate::util::rustflags("-Zsanitizer=address"))
         .env("RUSTDOCFLAGS", "-Zsanitizer=address")
         .env(
             "ASAN_OPTIONS",

@@ -28,7 +28,7 @@ const AES_GCM_BARE_FEATURES: &str = "aes,alloc";
 /// scripts, and dependencies' lints stay capped.
 fn cargo() -> std::process::Command {
     let mut c = crate::util::cargo();
-    c.env("RUSTFLAGS", "-D warnings");
+    c.env("RUSTFLAGS", crate::util::rustflags("-D warnings"));
     c
 }
 

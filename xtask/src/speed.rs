@@ -67,6 +67,11 @@ const RING_PATCH: [(&str, &str); 2] = [
 pub fn main(args: &[String]) -> Result<(), String> {
     let start = Instant::now();
     let args: Vec<&String> = args.iter().filter(|a| *a != "--").collect();
+    if args.iter().any(|a| *a == "-h" || *a == "--help") {
+        // The binary's own usage, without the minutes of release builds.
+        print!("{}", include_str!("../../benches/src/speed/usage.txt"));
+        return Ok(());
+    }
     let target = target_dir();
     let peers_dir = target.join("speed-peers");
     let soft_dir = target.join("speed-soft");
@@ -74,14 +79,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         dir.join("release")
             .join(format!("speed{}", std::env::consts::EXE_SUFFIX))
     };
-    let user_flags = std::env::var("RUSTFLAGS").unwrap_or_default();
-    let flags = |extra: &str| {
-        if user_flags.is_empty() {
-            extra.to_owned()
-        } else {
-            format!("{user_flags} {extra}")
-        }
-    };
+    let flags = crate::util::rustflags;
 
     run(cargo()
         .args(["build", "--release", "-p", "benches", "--bin", "speed"])

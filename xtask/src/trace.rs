@@ -675,15 +675,19 @@ fn verdict(c: &Config, guest: &str, plugin: &str) -> Result<Report, String> {
 /// dependencies are the same; cross builds go to the usual target folder,
 /// which `cargo xtask test` deletes after the target's last step.
 fn build_guest(triple: &str) -> Result<PathBuf, String> {
-    let (mut c, dir) = if triple == X86_64 {
-        (crate::ct::cargo_in_build_dir(), crate::ct::build_dir())
-    } else {
-        (cargo(), util::target_dir().join(triple))
+    // The host guest shares target/ct with the valgrind harness; a cross
+    // guest lands in cargo's per-target folder. `--target` goes after the
+    // subcommand (cargo refuses it in front).
+    let (mut c, dir, target) = match triple {
+        X86_64 => (
+            crate::ct::cargo_in_build_dir(),
+            crate::ct::build_dir(),
+            None,
+        ),
+        _ => (cargo(), util::target_dir().join(triple), Some(triple)),
     };
     c.args(["build", "--release", "-p", "ct-check", "--bin", "ct-trace"]);
-    if triple != X86_64 {
-        c.args(["--target", triple]);
-    }
+    c.args(target.map(|t| ["--target", t]).into_iter().flatten());
     run(&mut c)?;
     Ok(dir.join("release").join("ct-trace"))
 }

@@ -37,6 +37,15 @@ pub fn cargo() -> Command {
     c
 }
 
+/// `extra` after the caller's own `RUSTFLAGS`, so a step's flags add to
+/// what the user set (a target CPU, a cfg) instead of replacing it.
+pub fn rustflags(extra: &str) -> String {
+    match std::env::var("RUSTFLAGS") {
+        Ok(user) if !user.trim().is_empty() => format!("{} {extra}", user.trim()),
+        _ => extra.to_owned(),
+    }
+}
+
 /// Is this a CI run? (`CI` set to anything but empty, `0` or `false`.)
 pub fn in_ci() -> bool {
     match std::env::var("CI") {

@@ -9,30 +9,8 @@ use std::fmt::Write as _;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "\
-usage: speed [options] [suite...]
-
-  suite...                 only suites whose name contains one of these
-                           (aes, ghash, gcm, adiantum; e.g. `cargo xtask speed -- gcm`)
-  --time-ms N              milliseconds per measurement (default 150, best of 3 runs)
-  --no-openssl             skip the OpenSSL rows
-  --rustcrypto-soft PATH   merge the rows of PATH, the same binary built with
-                           RUSTFLAGS='--cfg aes_backend=\"soft\" --cfg polyval_backend=\"soft\"
-                           --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"NAME\"'
-                           (xtask does this; NAME: the GHASH this CPU would take without
-                           PCLMULQDQ): RustCrypto soft, aes-gcm-ct software path
-  --soft-build             this is that binary: measure only the rows it adds
-  --ssse3-ring PATH        merge the SSSE3-width AES-GCM tables of PATH, this binary built
-                           against ring with AES-NI and PCLMULQDQ hidden, with
-                           RUSTFLAGS='--cfg aes_backend=\"soft\" --cfg polyval_backend=\"soft\"
-                           --cfg aes_ct_backend=\"hybrid\" --cfg ghash_ct_backend=\"pmuludq\"'
-                           and benches' test-hooks feature (xtask does this)
-  --ssse3-build            this is that binary: measure only those tables
-  --write DIR              also write the tables to DIR/speed.txt and the throughput
-                           curves to DIR/speed.svg
-  --tsv                    print rows as tab-separated lines instead of tables
-  --ghash-without-clmul    print the GHASH backend this CPU would select without
-                           PCLMULQDQ / PMULL (xtask's soft build uses it) and exit";
+/// Also printed by `cargo xtask speed --help`, which must not build first.
+const USAGE: &str = include_str!("../speed/usage.txt");
 
 fn main() -> ExitCode {
     let mut opts = Options::default();
@@ -74,7 +52,7 @@ fn main() -> ExitCode {
                 None => return usage("--write needs a directory"),
             },
             "-h" | "--help" => {
-                println!("{USAGE}");
+                print!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
             s if s.starts_with('-') => return usage(&format!("unknown option {s}")),
