@@ -145,14 +145,6 @@ mod backend;
 #[cfg(feature = "aes")]
 mod ctr_ghash;
 mod generic;
-#[cfg(all(
-    any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_feature = "neon")
-    ),
-    feature = "aes"
-))]
-mod tail;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

@@ -313,7 +313,7 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let h1 = hp[0];
     // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len.
     let tag = unsafe {
-        crate::tail::finish(
+        super::tail::finish(
             st(acc),
             st(mask),
             ctr,

@@ -3,3 +3,8 @@
 pub(crate) mod aesni_clmul;
 #[cfg(feature = "aes")]
 pub(crate) mod vaes_clmul;
+// The fused paths' shared message end; declared in each ISA module that
+// has fused paths, so it compiles exactly where it has callers.
+#[cfg(feature = "aes")]
+#[path = "../tail.rs"]
+mod tail;

@@ -218,7 +218,12 @@ trait Lanes: Copy + ct_dispatch::wipe::Zeroable {
     /// `x` in lane 0, zero elsewhere.
     unsafe fn lane0(x: __m128i) -> Self;
     /// The counter word (dword 3) of lane i = i, all else zero.
-    unsafe fn lane_index() -> Self;
+    #[inline(always)]
+    unsafe fn lane_index() -> Self {
+        const IDX: [u32; 16] = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3];
+        // SAFETY: the trait's contract; `IDX` holds 16 L <= 64 bytes.
+        unsafe { Self::load(IDX.as_ptr().cast()) }
+    }
     unsafe fn load(p: *const u8) -> Self;
     unsafe fn store(p: *mut u8, v: Self);
     /// `n` (1..=16L) bytes from `p`, zero above.
@@ -242,246 +247,161 @@ trait Lanes: Copy + ct_dispatch::wipe::Zeroable {
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
-#[derive(Clone, Copy)]
-struct Z(__m512i);
+type Z = __m512i;
 
 /// 256-bit vector (AVX2 + VAES + VPCLMULQDQ).
-#[derive(Clone, Copy)]
-struct Y(__m256i);
+type Y = __m256i;
 
-// SAFETY: one vector each, for which every bit pattern is valid.
-unsafe impl ct_dispatch::wipe::Zeroable for Z {}
-// SAFETY: as for `Z`.
-unsafe impl ct_dispatch::wipe::Zeroable for Y {}
+/// One width's impl: the intrinsic of each uniform operation, then the
+/// width's own methods.
+///
+/// SAFETY (every generated method): a wrapper of the named intrinsic; the
+/// trait's contract gives the CPU features, and the pointer methods forward
+/// the caller's guarantee of readable/writable bytes.
+macro_rules! lanes {
+    (@un $($name:ident = $intr:ident::<$imm:literal>),*) => { $(
+        #[inline(always)]
+        unsafe fn $name(self) -> Self {
+            // SAFETY: see the macro's comment.
+            unsafe { $intr::<$imm>(self) }
+        }
+    )* };
+    (@bin $($name:ident = $intr:ident),*) => { $(
+        #[inline(always)]
+        unsafe fn $name(self, b: Self) -> Self {
+            // SAFETY: see the macro's comment.
+            unsafe { $intr(self, b) }
+        }
+    )* };
+    ($v:ty, L = $l:literal, N = $n:literal, KEEP = $keep:literal,
+     zero = $zero:ident, bcast = $bcast:ident, lane0 = $lane0:ident,
+     load = $load:ident, store = $store:ident, clmul = $clmul:ident,
+     bin { $($bin:tt)* }, un { $($un:tt)* }, { $($own:item)* }) => {
+        impl Lanes for $v {
+            const L: usize = $l;
+            const N: usize = $n;
+            const KEEP: bool = $keep;
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: see the macro's comment.
+                unsafe { $zero() }
+            }
+            #[inline(always)]
+            unsafe fn bcast(x: __m128i) -> Self {
+                // SAFETY: see the macro's comment.
+                unsafe { $bcast(x) }
+            }
+            #[inline(always)]
+            unsafe fn lane0(x: __m128i) -> Self {
+                // SAFETY: see the macro's comment.
+                unsafe { $lane0(x) }
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const u8) -> Self {
+                // SAFETY: see the macro's comment (16 L readable bytes).
+                unsafe { $load(p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut u8, v: Self) {
+                // SAFETY: see the macro's comment (16 L writable bytes).
+                unsafe { $store(p.cast(), v) }
+            }
+            #[inline(always)]
+            unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
+                // SAFETY: see the macro's comment.
+                unsafe { $clmul::<I>(self, b) }
+            }
+            lanes!(@bin $($bin)*);
+            lanes!(@un $($un)*);
+            $($own)*
+        }
+    };
+}
 
-// SAFETY (all methods of both impls): each is a thin wrapper over the named
-// intrinsics; the caller guarantees the CPU features (trait contract), and
-// the pointer methods forward the caller's guarantee of readable/writable
-// bytes.
-impl Lanes for Z {
-    const L: usize = 4;
-    const N: usize = 4;
-    const KEEP: bool = true;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_setzero_si512()) }
-    }
-    #[inline(always)]
-    unsafe fn bcast(x: __m128i) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_broadcast_i32x4(x)) }
-    }
-    #[inline(always)]
-    unsafe fn lane0(x: __m128i) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_zextsi128_si512(x)) }
-    }
-    #[inline(always)]
-    unsafe fn lane_index() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe {
-            Z(_mm512_set_epi32(
-                3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-            ))
+lanes! {
+    Z, L = 4, N = 4, KEEP = true,
+    zero = _mm512_setzero_si512, bcast = _mm512_broadcast_i32x4,
+    lane0 = _mm512_zextsi128_si512, load = _mm512_loadu_si512,
+    store = _mm512_storeu_si512, clmul = _mm512_clmulepi64_epi128,
+    bin { xor = _mm512_xor_si512, add32 = _mm512_add_epi32, shuf = _mm512_shuffle_epi8,
+          aesenc = _mm512_aesenc_epi128, aesenclast = _mm512_aesenclast_epi128 },
+    un { bsl8 = _mm512_bslli_epi128::<8>, bsr8 = _mm512_bsrli_epi128::<8>,
+         swap64 = _mm512_shuffle_epi32::<0x4e> },
+    {
+        #[inline(always)]
+        unsafe fn load_part(p: *const u8, n: usize) -> Self {
+            let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+            // SAFETY: see the macro's comment; a masked load touches only
+            // the `n` selected bytes (no fault or access beyond them).
+            unsafe { _mm512_maskz_loadu_epi8(m, p.cast()) }
         }
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> Self {
-        // SAFETY: see the impl comment (64 readable bytes).
-        unsafe { Z(_mm512_loadu_si512(p.cast())) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut u8, v: Self) {
-        // SAFETY: see the impl comment (64 writable bytes).
-        unsafe { _mm512_storeu_si512(p.cast(), v.0) }
-    }
-    #[inline(always)]
-    unsafe fn load_part(p: *const u8, n: usize) -> Self {
-        let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-        // SAFETY: see the impl comment; a masked load touches only the
-        // `n` selected bytes (no fault or access beyond them).
-        unsafe { Z(_mm512_maskz_loadu_epi8(m, p.cast())) }
-    }
-    #[inline(always)]
-    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
-        let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-        // SAFETY: see the impl comment; the masked store writes only the
-        // `n` selected bytes.
-        unsafe {
-            _mm512_mask_storeu_epi8(p.cast(), m, v.0);
-            Z(_mm512_maskz_mov_epi8(m, v.0))
+        #[inline(always)]
+        unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
+            let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+            // SAFETY: see the macro's comment; the masked store writes only
+            // the `n` selected bytes.
+            unsafe {
+                _mm512_mask_storeu_epi8(p.cast(), m, v);
+                _mm512_maskz_mov_epi8(m, v)
+            }
         }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, b: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_xor_si512(self.0, b.0)) }
-    }
-    #[inline(always)]
-    unsafe fn add32(self, b: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_add_epi32(self.0, b.0)) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(self, m: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_shuffle_epi8(self.0, m.0)) }
-    }
-    #[inline(always)]
-    unsafe fn aesenc(self, k: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_aesenc_epi128(self.0, k.0)) }
-    }
-    #[inline(always)]
-    unsafe fn aesenclast(self, k: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_aesenclast_epi128(self.0, k.0)) }
-    }
-    #[inline(always)]
-    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_clmulepi64_epi128::<I>(self.0, b.0)) }
-    }
-    #[inline(always)]
-    unsafe fn bsl8(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_bslli_epi128::<8>(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn bsr8(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_bsrli_epi128::<8>(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn swap64(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Z(_mm512_shuffle_epi32::<0x4e>(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fold(self) -> __m128i {
-        // SAFETY: see the impl comment.
-        unsafe {
-            let a = _mm256_xor_si256(
-                _mm512_castsi512_si256(self.0),
-                _mm512_extracti64x4_epi64::<1>(self.0),
-            );
-            _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
+        #[inline(always)]
+        unsafe fn fold(self) -> __m128i {
+            // SAFETY: see the macro's comment.
+            unsafe {
+                let a = _mm256_xor_si256(
+                    _mm512_castsi512_si256(self),
+                    _mm512_extracti64x4_epi64::<1>(self),
+                );
+                _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
+            }
         }
     }
 }
 
-impl Lanes for Y {
-    const L: usize = 2;
-    const N: usize = 8;
-    const KEEP: bool = false;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_setzero_si256()) }
-    }
-    #[inline(always)]
-    unsafe fn bcast(x: __m128i) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_broadcastsi128_si256(x)) }
-    }
-    #[inline(always)]
-    unsafe fn lane0(x: __m128i) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_zextsi128_si256(x)) }
-    }
-    #[inline(always)]
-    unsafe fn lane_index() -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_set_epi32(1, 0, 0, 0, 0, 0, 0, 0)) }
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> Self {
-        // SAFETY: see the impl comment (32 readable bytes).
-        unsafe { Y(_mm256_loadu_si256(p.cast())) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut u8, v: Self) {
-        // SAFETY: see the impl comment (32 writable bytes).
-        unsafe { _mm256_storeu_si256(p.cast(), v.0) }
-    }
-    #[inline(always)]
-    unsafe fn load_part(p: *const u8, n: usize) -> Self {
-        // SAFETY: see the impl comment (`n` readable bytes; the high half
-        // is only read when n > 16).
-        unsafe {
-            let lo = load16(p, n.min(16));
-            let hi = load16(p.wrapping_add(16), n.saturating_sub(16));
-            Y(_mm256_set_m128i(hi, lo))
+lanes! {
+    Y, L = 2, N = 8, KEEP = false,
+    zero = _mm256_setzero_si256, bcast = _mm256_broadcastsi128_si256,
+    lane0 = _mm256_zextsi128_si256, load = _mm256_loadu_si256,
+    store = _mm256_storeu_si256, clmul = _mm256_clmulepi64_epi128,
+    bin { xor = _mm256_xor_si256, add32 = _mm256_add_epi32, shuf = _mm256_shuffle_epi8,
+          aesenc = _mm256_aesenc_epi128, aesenclast = _mm256_aesenclast_epi128 },
+    un { bsl8 = _mm256_bslli_epi128::<8>, bsr8 = _mm256_bsrli_epi128::<8>,
+         swap64 = _mm256_shuffle_epi32::<0x4e> },
+    {
+        #[inline(always)]
+        unsafe fn load_part(p: *const u8, n: usize) -> Self {
+            // SAFETY: see the macro's comment (`n` readable bytes; the high
+            // half is only read when n > 16).
+            unsafe {
+                let lo = load16(p, n.min(16));
+                let hi = load16(p.wrapping_add(16), n.saturating_sub(16));
+                _mm256_set_m128i(hi, lo)
+            }
         }
-    }
-    #[inline(always)]
-    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
-        // SAFETY: see the impl comment (`n` writable bytes; the high half
-        // is only written when n > 16).
-        unsafe {
-            let lo = store16(p, _mm256_castsi256_si128(v.0), n.min(16));
-            let hi = store16(
-                p.wrapping_add(16),
-                _mm256_extracti128_si256::<1>(v.0),
-                n.saturating_sub(16),
-            );
-            Y(_mm256_set_m128i(hi, lo))
+        #[inline(always)]
+        unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
+            // SAFETY: see the macro's comment (`n` writable bytes; the high
+            // half is only written when n > 16).
+            unsafe {
+                let lo = store16(p, _mm256_castsi256_si128(v), n.min(16));
+                let hi = store16(
+                    p.wrapping_add(16),
+                    _mm256_extracti128_si256::<1>(v),
+                    n.saturating_sub(16),
+                );
+                _mm256_set_m128i(hi, lo)
+            }
         }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, b: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_xor_si256(self.0, b.0)) }
-    }
-    #[inline(always)]
-    unsafe fn add32(self, b: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_add_epi32(self.0, b.0)) }
-    }
-    #[inline(always)]
-    unsafe fn shuf(self, m: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_shuffle_epi8(self.0, m.0)) }
-    }
-    #[inline(always)]
-    unsafe fn aesenc(self, k: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_aesenc_epi128(self.0, k.0)) }
-    }
-    #[inline(always)]
-    unsafe fn aesenclast(self, k: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_aesenclast_epi128(self.0, k.0)) }
-    }
-    #[inline(always)]
-    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_clmulepi64_epi128::<I>(self.0, b.0)) }
-    }
-    #[inline(always)]
-    unsafe fn bsl8(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_bslli_epi128::<8>(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn bsr8(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_bsrli_epi128::<8>(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn swap64(self) -> Self {
-        // SAFETY: see the impl comment.
-        unsafe { Y(_mm256_shuffle_epi32::<0x4e>(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fold(self) -> __m128i {
-        // SAFETY: see the impl comment.
-        unsafe {
-            _mm_xor_si128(
-                _mm256_castsi256_si128(self.0),
-                _mm256_extracti128_si256::<1>(self.0),
-            )
+        #[inline(always)]
+        unsafe fn fold(self) -> __m128i {
+            // SAFETY: see the macro's comment.
+            unsafe {
+                _mm_xor_si128(
+                    _mm256_castsi256_si128(self),
+                    _mm256_extracti128_si256::<1>(self),
+                )
+            }
         }
     }
 }
