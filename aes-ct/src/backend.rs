@@ -180,24 +180,12 @@ ct_dispatch::backends! {
     Aesni => crate::x86::aesni::AesNi, "aesni", "AES-NI, 8 blocks interleaved (x86).";
     #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "armv8"))]
     Armv8 => crate::aarch64::armv8::ArmV8, "armv8", "ARMv8 Cryptography Extensions (aarch64), 8 blocks interleaved.";
-    #[cfg(any(
-        all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"),
-        all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "hybrid"),
-        all(target_arch = "arm", feature = "neon", feature = "hybrid"),
-    ))]
-    Hybrid => crate::hybrid::HybridEngine, "hybrid", "vpaes for single blocks and tails, bsaes for batches with a per-call converted key (SSSE3 / NEON).";
-    #[cfg(any(
-        all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vpaes"),
-        all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "vpaes"),
-        all(target_arch = "arm", feature = "neon", feature = "vpaes"),
-    ))]
-    Vpaes => crate::hybrid::VpaesEngine, "vpaes", "vpaes alone: vector-permute AES, 1 or 2 blocks interleaved (SSSE3 / NEON).";
-    #[cfg(any(
-        all(any(target_arch = "x86", target_arch = "x86_64"), feature = "bsaes"),
-        all(target_arch = "aarch64", target_feature = "neon", feature = "neon", feature = "bsaes"),
-        all(target_arch = "arm", feature = "neon", feature = "bsaes"),
-    ))]
-    Bsaes => crate::hybrid::BsaesEngine, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, key converted per call (SSSE3 / NEON).";
+    #[cfg(all(aes_ct_simd, feature = "hybrid"))]
+    Hybrid => crate::simd::Hybrid, "hybrid", "vpaes for single blocks and tails, bsaes for batches with a per-call converted key (SSSE3 / NEON).";
+    #[cfg(all(aes_ct_simd, feature = "vpaes"))]
+    Vpaes => crate::simd::Vpaes, "vpaes", "vpaes alone: vector-permute AES, 1 or 2 blocks interleaved (SSSE3 / NEON).";
+    #[cfg(all(aes_ct_simd, feature = "bsaes"))]
+    Bsaes => crate::simd::Bsaes, "bsaes", "bsaes alone: bitsliced AES, 8 blocks per batch, key converted per call (SSSE3 / NEON).";
     Soft => crate::soft::Soft, "soft", "Portable constant-time bitsliced AES (every CPU).";
 }
 

@@ -96,17 +96,8 @@ pub fn uses_aes_instructions(backend: Backend) -> bool {
 /// with its neighbours; `None` where the hybrid cannot run here. For tests
 /// and the constant-time checker, which must reach every plan.
 pub fn hybrid_policy_edges() -> Option<[usize; crate::hybrid::POLICY_EDGES]> {
-    #[cfg(any(
-        all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"),
-        all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            feature = "neon",
-            feature = "hybrid"
-        ),
-        all(target_arch = "arm", feature = "neon", feature = "hybrid"),
-    ))]
-    return crate::hybrid::HybridEngine::policy_edges();
+    #[cfg(all(aes_ct_simd, feature = "hybrid"))]
+    return crate::simd::Hybrid::policy_edges();
     #[allow(unreachable_code)]
     None
 }

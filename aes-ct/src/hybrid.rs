@@ -900,55 +900,6 @@ batch_dir!(
     decrypt_short
 );
 
-// Per-architecture engines for the shared table lines in `backend.rs`
-// (one `Backend` variant per technique, whatever the ISA).
-
-/// vpaes alone.
-#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "vpaes"))]
-pub(crate) type VpaesEngine = VpaesOnly<crate::x86::vpaes::Vpaes>;
-
-/// vpaes alone (aarch64: NEON `tbl`).
-#[cfg(all(
-    target_arch = "aarch64",
-    target_feature = "neon",
-    feature = "neon",
-    feature = "vpaes"
-))]
-pub(crate) type VpaesEngine = crate::aarch64::Vpaes;
-/// bsaes alone (aarch64: NEON).
-#[cfg(all(
-    target_arch = "aarch64",
-    target_feature = "neon",
-    feature = "neon",
-    feature = "bsaes"
-))]
-pub(crate) type BsaesEngine = crate::aarch64::Bsaes;
-/// The hybrid (aarch64: NEON).
-#[cfg(all(
-    target_arch = "aarch64",
-    target_feature = "neon",
-    feature = "neon",
-    feature = "hybrid"
-))]
-pub(crate) type HybridEngine = crate::aarch64::Hybrid;
-
-/// bsaes alone (x86: SSSE3).
-#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "bsaes"))]
-pub(crate) type BsaesEngine = BsaesOnly<crate::x86::vpaes::Vpaes, crate::x86::bsaes::Bsaes>;
-/// The hybrid (x86: SSSE3 vpaes + SSSE3 bsaes).
-#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), feature = "hybrid"))]
-pub(crate) type HybridEngine = Hybrid<crate::x86::vpaes::Vpaes, crate::x86::bsaes::Bsaes>;
-
-/// vpaes alone (armv7: NEON `vtbl`, assembly).
-#[cfg(all(target_arch = "arm", feature = "neon", feature = "vpaes"))]
-pub(crate) type VpaesEngine = crate::arm::Vpaes;
-/// bsaes alone (armv7: NEON, assembly).
-#[cfg(all(target_arch = "arm", feature = "neon", feature = "bsaes"))]
-pub(crate) type BsaesEngine = crate::arm::Bsaes;
-/// The hybrid (armv7: NEON, assembly).
-#[cfg(all(target_arch = "arm", feature = "neon", feature = "hybrid"))]
-pub(crate) type HybridEngine = crate::arm::Hybrid;
-
 /// Number of entries [`Hybrid::policy_edges`] returns.
 pub(crate) const POLICY_EDGES: usize = 18;
 

@@ -99,6 +99,15 @@ mod soft;
 #[doc(hidden)]
 pub mod x86;
 
+// The vector ISA module whose `Vpaes`, `Bsaes` and `Hybrid` engines the
+// backend table names (build.rs sets `aes_ct_simd` where there is one).
+#[cfg(all(aes_ct_simd, target_arch = "aarch64"))]
+use aarch64 as simd;
+#[cfg(all(aes_ct_simd, target_arch = "arm"))]
+use arm as simd;
+#[cfg(all(aes_ct_simd, any(target_arch = "x86", target_arch = "x86_64")))]
+use x86 as simd;
+
 use backend::KeyBox;
 pub use backend::{Backend, UnsupportedBackend};
 pub use ctr::{Ctr32BE, CtrCipher, CtrCore};

@@ -19,19 +19,29 @@ mod ctr;
 mod lanes;
 #[cfg(feature = "vaes")]
 pub(crate) mod vaes;
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 pub(crate) mod vpaes;
 
+/// vpaes alone (SSSE3).
+#[cfg(feature = "vpaes")]
+pub(crate) type Vpaes = crate::hybrid::VpaesOnly<vpaes::Vpaes>;
+/// bsaes alone (SSSE3; bitsliced key converted per call).
+#[cfg(feature = "bsaes")]
+pub(crate) type Bsaes = crate::hybrid::BsaesOnly<vpaes::Vpaes, bsaes::Bsaes>;
+/// vpaes for single blocks and tails, bsaes for batches (SSSE3).
+#[cfg(feature = "hybrid")]
+pub(crate) type Hybrid = crate::hybrid::Hybrid<vpaes::Vpaes, bsaes::Bsaes>;
+
 // CPU checks shared by vpaes and bsaes (cached by `ct_dispatch::x86`).
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 ct_dispatch::x86_detect!(cpu_ssse3, "ssse3");
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 ct_dispatch::x86_detect!(cpu_avx2, "avx2");
 
 /// A register width of the vpaes and bsaes code, in 128-bit lanes. Only
 /// these three exist: the batch and padding code is written for 8, 16 and
 /// 32 blocks per pass, and any other width would pad past its buffers.
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub(crate) enum Lanes {
@@ -43,7 +53,7 @@ pub(crate) enum Lanes {
     X4 = 4,
 }
 
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 impl Lanes {
     /// The widest width that is at most `n` lanes (at least one lane).
     const fn round_down(n: u8) -> Lanes {
@@ -64,13 +74,13 @@ impl Lanes {
 /// Widest register the vpaes and bsaes code may use, as a [`Lanes`]
 /// value; lowered by the `bsaes_limit_width` test hook so tests and
 /// benchmarks can run the SSSE3 and AVX2 code on a CPU that has AVX-512.
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 static SIMD_LANES: core::sync::atomic::AtomicU8 =
     core::sync::atomic::AtomicU8::new(Lanes::X4 as u8);
 
 /// The allowed width (read through [`Lanes::round_down`], so only a valid
 /// width can come out whatever the store held).
-#[cfg(any(feature = "vpaes", feature = "bsaes", feature = "hybrid"))]
+#[cfg(aes_ct_simd)]
 fn simd_lanes() -> Lanes {
     Lanes::round_down(SIMD_LANES.load(core::sync::atomic::Ordering::Relaxed))
 }
