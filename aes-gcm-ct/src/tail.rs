@@ -1,6 +1,8 @@
-//! The end of a fused message, written once for every ISA: the whole
-//! blocks left after a path's batches (one at a time), the zero-padded
-//! partial last block, the lengths block and the tag. Byte-level; each
+//! The GHASH framing of a fused message, written once for every ISA: the
+//! AAD (8-block groups, then single blocks, then the zero-padded partial
+//! block), and the end of the message: the whole blocks left after a
+//! path's batches (one at a time), the zero-padded partial last block, the
+//! lengths block and the tag. Byte-level; each
 //! path passes only its two block functions (one AES block of the counter
 //! stream, one GHASH multiply by H), so the x86_64 `aesni-clmul` and the
 //! aarch64 `armv8-pmull` loops share it. The VAES paths finish in one
@@ -14,6 +16,41 @@ use crate::Block;
 #[inline(always)]
 fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
     (u128::from_ne_bytes(a) ^ u128::from_ne_bytes(b)).to_ne_bytes()
+}
+
+/// The GHASH state after `data`: `group(acc, g)` on each 128-byte group,
+/// then `one(acc, b)` on each block left and on the zero-padded partial
+/// block (that copy is wiped: the data may be secret, as a long nonce is).
+/// The lengths are public: the loop bounds depend on nothing else.
+#[inline(always)]
+pub(crate) fn ghash_input<V: Copy>(
+    mut acc: V,
+    data: &[u8],
+    mut group: impl FnMut(V, &[u8; 128]) -> V,
+    mut one: impl FnMut(V, &[u8; 16]) -> V,
+) -> V {
+    let (groups, rest) = data.as_chunks::<128>();
+    for g in groups {
+        acc = group(acc, g);
+    }
+    let (blocks, partial) = rest.as_chunks::<16>();
+    for b in blocks {
+        acc = one(acc, b);
+    }
+    if !partial.is_empty() {
+        let mut last = [0u8; 16];
+        last[..partial.len()].copy_from_slice(partial);
+        acc = one(acc, &last);
+        ct_dispatch::wipe::wipe(&mut last);
+    }
+    acc
+}
+
+/// [`ghash_input`] one block at a time (no powers of H at hand).
+#[inline(always)]
+pub(crate) fn ghash_blocks<V: Copy>(acc: V, data: &[u8], one: impl Fn(V, &[u8; 16]) -> V) -> V {
+    let group = |a: V, g: &[u8; 128]| g.as_chunks::<16>().0.iter().fold(a, &one);
+    ghash_input(acc, data, group, &one)
 }
 
 /// Finish a message whose first `off` bytes a fused loop has done.

@@ -54,20 +54,9 @@ fn encrypt_zero(rk: &[[u8; 16]; 15], nr: usize) -> [u8; 16] {
 #[target_feature(enable = "neon,aes")]
 fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
     let h = ld(h1);
-    let mut acc = zero();
-    let mut absorb = |b: &[u8; 16]| acc = reduce(mul(xor(acc, bswap(ld(b))), h));
-    let (blocks, rest) = data.as_chunks::<16>();
-    for b in blocks {
-        absorb(b);
-    }
-    if !rest.is_empty() {
-        let mut last = [0u8; 16];
-        last[..rest.len()].copy_from_slice(rest);
-        absorb(&last);
-        ct_dispatch::wipe::wipe(&mut last);
-    }
-    absorb(&lens.0);
-    st(bswap(acc)).into()
+    let one = |acc, b: &[u8; 16]| reduce(mul(xor(acc, bswap(ld(b))), h));
+    let acc = super::tail::ghash_blocks(zero(), data, one);
+    st(bswap(one(acc, &lens.0))).into()
 }
 
 #[inline(always)]
@@ -190,28 +179,19 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
 
     let j0v = ld(&j0.0);
     let mask = aes1(j0v);
-    let mut acc = zero();
 
-    let (groups, rest) = aad.as_chunks::<128>();
-    for g in groups {
+    // AAD: 8 blocks per reduction against H^8..H^1.
+    let group = |acc, g: &[u8; 128]| {
         let mut s = zero3();
-        for i in 0..8 {
-            // SAFETY: `g` has 128 readable bytes.
-            let x = bswap(unsafe { vld1q_u8(g.as_ptr().add(16 * i)) });
+        for (i, b) in g.as_chunks::<16>().0.iter().enumerate() {
+            let x = bswap(ld(b));
             let x = if i == 0 { xor(x, acc) } else { x };
             mul_acc(&mut s, x, hp[7 - i]);
         }
-        acc = reduce(s);
-    }
-    let (blocks, tail) = rest.as_chunks::<16>();
-    for b in blocks {
-        acc = ghash1(acc, bswap(ld(b)));
-    }
-    if !tail.is_empty() {
-        let mut t = [0u8; 16];
-        t[..tail.len()].copy_from_slice(tail);
-        acc = ghash1(acc, bswap(ld(&t)));
-    }
+        reduce(s)
+    };
+    let one = |acc, b: &[u8; 16]| ghash1(acc, bswap(ld(b)));
+    let mut acc = super::tail::ghash_input(zero(), aad, group, one);
 
     let len = buf.len();
     let (inp, out) = buf.into_raw();

@@ -286,26 +286,16 @@ unsafe fn piece<L: Lane, const P: usize, const N: usize>(
 }
 
 /// Add the 16 class products of `x * y` into the class sums: class i of x
-/// times class j of y lands in class (i + j) mod 4. Written out (constant
-/// indices) so the sums stay in registers.
+/// times class j of y lands in class (i + j) mod 4. The loops have constant
+/// bounds and are unrolled, so every index is a constant and the sums stay
+/// in registers.
 #[inline(always)]
 unsafe fn classes<L: Lane>(s: &mut [L; 4], x: &[L; 4], y: &[L; 4]) {
-    // SAFETY: the caller enables L's features.
-    unsafe {
-        let [x0, x1, x2, x3] = *x;
-        let [y0, y1, y2, y3] = *y;
-        s[0] = s[0]
-            .xor(x0.mul(y0).xor(x1.mul(y3)))
-            .xor(x2.mul(y2).xor(x3.mul(y1)));
-        s[1] = s[1]
-            .xor(x0.mul(y1).xor(x1.mul(y0)))
-            .xor(x2.mul(y3).xor(x3.mul(y2)));
-        s[2] = s[2]
-            .xor(x0.mul(y2).xor(x1.mul(y1)))
-            .xor(x2.mul(y0).xor(x3.mul(y3)));
-        s[3] = s[3]
-            .xor(x0.mul(y3).xor(x1.mul(y2)))
-            .xor(x2.mul(y1).xor(x3.mul(y0)));
+    for (c, sc) in s.iter_mut().enumerate() {
+        // SAFETY: the caller enables L's features.
+        let t = |i: usize| unsafe { x[i].mul(y[(c + 4 - i) % 4]) };
+        // SAFETY: as above.
+        *sc = unsafe { sc.xor(t(0).xor(t(1))).xor(t(2).xor(t(3))) };
     }
 }
 
