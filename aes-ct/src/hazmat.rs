@@ -46,13 +46,23 @@ impl RoundKeys {
     /// the number of rounds, or `None` (and `rk` untouched) for any other
     /// length.
     pub fn expand_into(key: &[u8], rk: &mut [[u8; 16]; 15]) -> Option<usize> {
-        match key.len() {
-            16 => crate::backend::schedule_into::<10>(key, rk),
-            24 => crate::backend::schedule_into::<12>(key, rk),
-            32 => crate::backend::schedule_into::<14>(key, rk),
-            _ => return None,
+        let nr = Self::rounds_for(key.len())?;
+        match nr {
+            10 => crate::backend::schedule_into::<10>(key, rk),
+            12 => crate::backend::schedule_into::<12>(key, rk),
+            _ => crate::backend::schedule_into::<14>(key, rk),
         }
-        Some(6 + key.len() / 4)
+        Some(nr)
+    }
+
+    /// The number of rounds of an AES key of `key_len` bytes (10, 12 or 14
+    /// for 16, 24 or 32), `None` for any other length: the one key-length
+    /// rule, for callers that decide on a key form before expanding.
+    pub const fn rounds_for(key_len: usize) -> Option<usize> {
+        match key_len {
+            16 | 24 | 32 => Some(6 + key_len / 4),
+            _ => None,
+        }
     }
 
     /// Round keys a key form holds already (`nr` rounds).

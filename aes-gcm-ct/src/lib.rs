@@ -352,8 +352,6 @@ where
 
     fn from_cipher(cipher: Aes) -> Self {
         let path = backend::choose(backend::aes_ct_backend(&cipher));
-        #[cfg(not(feature = "aes"))]
-        let _ = path;
         #[cfg(feature = "aes")]
         if let Some(rk) = backend::round_keys_of(&cipher).flatten()
             && let Some(f) = Fused::empty(path)
@@ -367,11 +365,20 @@ where
             }
             return gcm;
         }
+        Self::cipher_path(cipher, path)
+    }
+
+    /// The key of a path that runs the cipher: `ctr-ghash` if `backend` is
+    /// it, else the generic path; with ghash-ct's key for H = E_K(0).
+    #[inline(always)]
+    fn cipher_path(cipher: Aes, backend: Backend) -> Self {
         let ghash = ghash_key(&cipher, None).unwrap_or_else(|_| unreachable!("detected"));
         #[cfg(feature = "aes")]
-        if path == Backend::CtrGhash {
+        if backend == Backend::CtrGhash {
             return Self::with_path(Path::CtrGhash(cipher, ghash));
         }
+        #[cfg(not(feature = "aes"))]
+        let _ = backend;
         Self::with_path(Path::Generic(cipher, ghash))
     }
 
@@ -449,11 +456,7 @@ where
     #[cfg(feature = "aes")]
     #[inline(always)]
     fn empty_fused(key: &Key<Self>, backend: Backend) -> Option<Fused> {
-        if matches!(key.len(), 16 | 24 | 32) {
-            Fused::empty(backend)
-        } else {
-            None
-        }
+        aes_ct::hazmat::RoundKeys::rounds_for(key.len()).and_then(|_| Fused::empty(backend))
     }
 
     /// A fused path's key form filled in where it lies from `key` (the
@@ -477,15 +480,7 @@ where
         if let Some(f) = Self::empty_fused(key, backend) {
             return Self::with_path(Path::Fused(f));
         }
-        #[cfg(not(feature = "aes"))]
-        let _ = backend;
-        let cipher = Aes::new(key);
-        let ghash = ghash_key(&cipher, None).unwrap_or_else(|_| unreachable!("detected"));
-        #[cfg(feature = "aes")]
-        if backend == Backend::CtrGhash {
-            return Self::with_path(Path::CtrGhash(cipher, ghash));
-        }
-        Self::with_path(Path::Generic(cipher, ghash))
+        Self::cipher_path(Aes::new(key), backend)
     }
 
     /// The key of path `backend`: a fused path's empty key form (for
@@ -502,13 +497,7 @@ where
                 None => unsupported,
             };
         }
-        let cipher = Aes::new(key);
-        let ghash = ghash_key(&cipher, None).unwrap_or_else(|_| unreachable!("detected"));
-        #[cfg(feature = "aes")]
-        if backend == Backend::CtrGhash {
-            return Ok(Self::with_path(Path::CtrGhash(cipher, ghash)));
-        }
-        Ok(Self::with_path(Path::Generic(cipher, ghash)))
+        Ok(Self::cipher_path(Aes::new(key), backend))
     }
 }
 

@@ -105,36 +105,36 @@ pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 /// The key's powers, `L` at a time: H^1..H^4 by the 128-bit tree of
 /// `aesni_clmul::raise`, then vectors of `L` consecutive powers, each the
 /// product of a lower vector and one broadcast power (H^4, H^8, H^16), so
-/// the vector products form a tree of depth three: 3 + 16 / L vector
-/// products instead of 16 128-bit ones.
+/// the vector products form a tree of depth three (five with the 128-bit
+/// levels, the least that reaches H^20): 3 + 16 / L vector products
+/// instead of 16 128-bit ones. The vectors stay in registers, from the
+/// 128-bit powers to the lane-reversed stores into `out`, so no load waits
+/// on a narrower store and no staging copy is left to wipe (the
+/// constructor scrubs the dead stack after).
 #[inline(always)]
 unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     // SAFETY: the trait contract (the CPU features of V) is the caller's;
-    // every vector load and store covers `L` consecutive entries of `up`,
-    // inside it (`NPOW` is a multiple of 4 and of `L`).
+    // every vector store covers `L` consecutive entries of `out[..NPOW]`
+    // (`NPOW` is a multiple of 4 and of `L`).
     unsafe {
-        // up[i] = H^(i + 1), ascending.
-        let mut up = [[0u8; 16]; NPOW];
         let mut p4 = [_mm_setzero_si128(); 4];
         raise(ld(&h1.to_le_bytes()), &mut p4);
-        for (u, p) in up.iter_mut().zip(&p4) {
-            *u = st(*p);
+        // v[j] = H^(jL + 1) .. H^(jL + L), lane 0 the lowest.
+        let mut v = [V::zero(); NPOW / 2];
+        for (j, l) in p4.chunks_exact(V::L).enumerate() {
+            v[j] = V::from_lanes(l);
         }
-        wipe(&mut p4);
-        // Powers 4 .. 8, 8 .. 16, 16 .. NPOW from the first ones times
-        // H^4, H^8, H^16. The vectors stay in registers (wiping them would
-        // store them); the constructor scrubs the dead stack after.
         for (from, to) in [(4, 8), (8, 16), (16, NPOW)] {
-            let hb = V::bcast(ld(&up[from - 1]));
+            let hb = V::bcast(v[from / V::L - 1].last_lane());
             for i in (from..to).step_by(V::L) {
-                let a = V::load(up[i - from].as_ptr());
-                V::store(up[i].as_mut_ptr(), mul_lanes(a, hb));
+                v[i / V::L] = mul_lanes(v[(i - from) / V::L], hb);
             }
         }
-        for (o, u) in out[..NPOW].iter_mut().rev().zip(&up) {
-            *o = *u;
+        // out[i] = H^(NPOW - i): each vector lane-reversed.
+        for (j, x) in v[..NPOW / V::L].iter().enumerate() {
+            V::store(out[NPOW - (j + 1) * V::L].as_mut_ptr(), x.rev_lanes());
         }
-        wipe(&mut up);
+        wipe(&mut p4);
     }
 }
 
@@ -244,6 +244,13 @@ trait Lanes: Copy + ct_dispatch::wipe::Zeroable {
     unsafe fn swap64(self) -> Self;
     /// XOR of the lanes.
     unsafe fn fold(self) -> __m128i;
+    /// The vector of lanes `l[0]` (lane 0) .. `l[L - 1]`; `l` has `L`
+    /// entries.
+    unsafe fn from_lanes(l: &[__m128i]) -> Self;
+    /// Lane `L - 1`.
+    unsafe fn last_lane(self) -> __m128i;
+    /// The lanes in reverse order.
+    unsafe fn rev_lanes(self) -> Self;
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
@@ -356,6 +363,24 @@ lanes! {
                 _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
             }
         }
+        #[inline(always)]
+        unsafe fn from_lanes(l: &[__m128i]) -> Self {
+            // SAFETY: see the macro's comment.
+            unsafe {
+                let v = _mm512_inserti32x4::<1>(_mm512_castsi128_si512(l[0]), l[1]);
+                _mm512_inserti32x4::<3>(_mm512_inserti32x4::<2>(v, l[2]), l[3])
+            }
+        }
+        #[inline(always)]
+        unsafe fn last_lane(self) -> __m128i {
+            // SAFETY: see the macro's comment.
+            unsafe { _mm512_extracti32x4_epi32::<3>(self) }
+        }
+        #[inline(always)]
+        unsafe fn rev_lanes(self) -> Self {
+            // SAFETY: see the macro's comment.
+            unsafe { _mm512_shuffle_i64x2::<0x1b>(self, self) }
+        }
     }
 }
 
@@ -402,6 +427,21 @@ lanes! {
                     _mm256_extracti128_si256::<1>(self),
                 )
             }
+        }
+        #[inline(always)]
+        unsafe fn from_lanes(l: &[__m128i]) -> Self {
+            // SAFETY: see the macro's comment.
+            unsafe { _mm256_set_m128i(l[1], l[0]) }
+        }
+        #[inline(always)]
+        unsafe fn last_lane(self) -> __m128i {
+            // SAFETY: see the macro's comment.
+            unsafe { _mm256_extracti128_si256::<1>(self) }
+        }
+        #[inline(always)]
+        unsafe fn rev_lanes(self) -> Self {
+            // SAFETY: see the macro's comment.
+            unsafe { _mm256_permute2x128_si256::<0x01>(self, self) }
         }
     }
 }
