@@ -13,8 +13,11 @@ fn main() {
 
     println!("cargo::rustc-check-cfg=cfg(aes_ct_simd)");
     let env = |k: &str| std::env::var(k).unwrap_or_default();
-    let feature = |f: &str| std::env::var_os(format!("CARGO_FEATURE_{}", f.to_uppercase())).is_some();
-    let target_neon = env("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "neon");
+    let feature =
+        |f: &str| std::env::var_os(format!("CARGO_FEATURE_{}", f.to_uppercase())).is_some();
+    let target_neon = env("CARGO_CFG_TARGET_FEATURE")
+        .split(',')
+        .any(|f| f == "neon");
     let isa = match env("CARGO_CFG_TARGET_ARCH").as_str() {
         "x86" | "x86_64" => true,
         "aarch64" => target_neon && feature("neon"),

@@ -249,31 +249,15 @@ fn build_into<R>(
 /// Zero `N` bytes of the stack below the caller's frame (a local array of
 /// this function's own frame, which starts where the caller's ends).
 ///
-/// On x86 one `rep stosb`, which the CPU runs in wide stores (tens of
-/// bytes per cycle where ERMSB is implemented; an asm statement, so never
-/// removed); elsewhere [`wipe_raw`].
+/// Through [`wipe_raw`]: the platform's `memset` (vector stores; `rep
+/// stosb` has a start-up cost that dominates at a few KiB), kept by the
+/// asm statement after it.
 #[inline(never)]
 pub fn scrub_stack<const N: usize>() {
     let mut area = core::mem::MaybeUninit::<[u8; N]>::uninit();
     let p: *mut u8 = area.as_mut_ptr().cast();
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    // SAFETY: `rep stosb` stores `N` zero bytes from `p` upwards (the
-    // direction flag is clear at every call boundary, by the ABI): exactly
-    // this frame's array.
-    unsafe {
-        core::arch::asm!(
-            "rep stosb",
-            inout("ecx") N => _,
-            inout("edi") p => _,
-            in("al") 0u8,
-            options(nostack, preserves_flags)
-        );
-    }
-    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     // SAFETY: the array is this frame's own, `N` bytes, writable.
-    unsafe {
-        wipe_raw(p, N)
-    };
+    unsafe { wipe_raw(p, N) };
     compiler_fence(Ordering::SeqCst);
     core::hint::black_box(&mut area);
 }

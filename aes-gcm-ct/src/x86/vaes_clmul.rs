@@ -119,20 +119,23 @@ unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     unsafe {
         let mut p4 = [_mm_setzero_si128(); 4];
         raise(ld(&h1.to_le_bytes()), &mut p4);
-        // v[j] = H^(jL + 1) .. H^(jL + L), lane 0 the lowest.
+        // v[j] = H^(jL + 1) .. H^(jL + L), lane 0 the lowest, stored into
+        // out (out[i] = H^(NPOW - i), so lane-reversed) as soon as it is
+        // made: only the sources of later products stay live.
+        let put = |out: &mut [[u8; 16]; NPOW + PAD], j: usize, x: V| {
+            V::store(out[NPOW - (j + 1) * V::L].as_mut_ptr(), x.rev_lanes());
+        };
         let mut v = [V::zero(); NPOW / 2];
         for (j, l) in p4.chunks_exact(V::L).enumerate() {
             v[j] = V::from_lanes(l);
+            put(out, j, v[j]);
         }
         for (from, to) in [(4, 8), (8, 16), (16, NPOW)] {
             let hb = V::bcast(v[from / V::L - 1].last_lane());
             for i in (from..to).step_by(V::L) {
                 v[i / V::L] = mul_lanes(v[(i - from) / V::L], hb);
+                put(out, i / V::L, v[i / V::L]);
             }
-        }
-        // out[i] = H^(NPOW - i): each vector lane-reversed.
-        for (j, x) in v[..NPOW / V::L].iter().enumerate() {
-            V::store(out[NPOW - (j + 1) * V::L].as_mut_ptr(), x.rev_lanes());
         }
         wipe(&mut p4);
     }
