@@ -522,14 +522,13 @@ pub(crate) fn wipe_blocks(x: &mut [[u8; 16]]) {
 }
 
 /// Bytes of dead stack [`scrub_stack`] overwrites: the deepest stack a
-/// converting call writes, with a margin. Measured below the caller of an
-/// AES-GCM seal/open (aes-gcm-ct `ctr-ghash`, AES-128/256, 256 B to 16 KiB)
-/// and of `encrypt_blocks` (64 blocks), optimised builds (opt-level 2 and
-/// 3): x86_64 8.7 KiB (the AVX-512 bsaes key form alone is 7.7 KiB),
-/// i686 13 KiB, aarch64 10 KiB, armv7 8 KiB. Scrubbing is not free: the
-/// former 32 KiB cost about 500 ns per converting call on x86_64 (a
-/// 256-byte GCM seal took 1.6 us instead of 1.1). Unoptimised builds use
-/// far deeper frames and are not covered.
+/// converting call writes (below the caller of an AES-GCM seal/open and of
+/// `encrypt_blocks`, optimised builds, on every ISA with a bsaes; the
+/// AVX-512 bsaes key form alone is most of it), with a margin. Scrubbing
+/// is not free (stores in proportion to the depth, on every converting
+/// call), so the depth is the measured one, not a round large number;
+/// `ct-check`'s dead-stack tests fail when it is too small. Unoptimised
+/// builds use far deeper frames and are not covered.
 pub(crate) const STACK_SCRUB: usize = 16 * 1024;
 
 /// Overwrite the dead stack below the caller after a call that converted a

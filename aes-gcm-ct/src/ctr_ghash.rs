@@ -9,9 +9,9 @@
 //! the counters in NEON registers), and runs short tails through vpaes. The
 //! generic path cannot reach that loop: it drives the cipher through the
 //! block-cipher traits, building counter blocks and XORing them itself
-//! (~2.7 instructions/byte on armv7). A chunk of 16 KiB stays in L1 between
-//! the CTR pass and the GHASH pass, and one key conversion per chunk costs
-//! ~0.15 instructions/byte.
+//! (a pass over the data that the fused loop does not need). A chunk of
+//! 16 KiB stays in L1 between the CTR pass and the GHASH pass, and is long
+//! enough that one key conversion per chunk is a small share of it.
 //!
 //! The tag mask E_K(J0) is the keystream of J0 (CTR over one zero block:
 //! a single vpaes block on the hybrid); the partial last block goes through

@@ -30,9 +30,8 @@
 //! ## ChaCha
 //!
 //! RustCrypto `chacha20` has no NEON code for 32-bit ARM (its portable
-//! code measured 18.5 instructions/byte for XChaCha12 here, ~77% of an
-//! Adiantum-XChaCha12 4096-byte message: see README), so this backend
-//! brings its own ChaCha block loop. Technique: one block per iteration,
+//! code is most of an Adiantum-XChaCha12 message there: figures in
+//! `PERFORMANCE.md`), so this backend brings its own ChaCha block loop. Technique: one block per iteration,
 //! one state row per q register (Bernstein's "ChaCha, a variant of Salsa20"
 //! round function, vectorised across the four columns as in the NEON
 //! implementations in Linux's `chacha-neon-core.S` and NetBSD): a column

@@ -28,8 +28,9 @@
 //!   vector and turned into real blocks with one shuffle per vector: the
 //!   same instructions for every counter value, which is secret unless
 //!   the nonce has 96 bits (J0 = GHASH_H(nonce)), so no branch on a carry.
-//!   Karatsuba (3 multiplies instead of 4) was tried and measured slower on
-//!   Zen 4.
+//!   Schoolbook products (4 multiplies), not Karatsuba (3): the multiplier
+//!   is not the bound here, and Karatsuba's extra XORs and shuffles are
+//!   (`PERFORMANCE.md`).
 //! * Remainder (< 16 blocks, last one partial): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
 //!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and a 16-byte stack
@@ -544,9 +545,8 @@ unsafe fn reduce_lanes<V: Lanes>((lo, mid, hi): Acc<V>) -> V {
 /// (Montgomery, as `aesni_clmul::reduce`, lane-wise: the reduction is
 /// linear, so reducing the lanes and then XORing them equals reducing
 /// their XOR), then fold the lanes. Reducing before folding folds one
-/// vector instead of three (the AES-128 loop went from 105 to 98 vector
-/// operations per 16 blocks; alone it measured within noise, the loop is
-/// bound elsewhere; see `mul_round` in `body`).
+/// vector instead of three (7 fewer vector operations per 16 blocks; the
+/// loop's bound is elsewhere, see `mul_round` in `body`).
 #[inline(always)]
 unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>) -> __m128i {
     // SAFETY: the trait contract is the caller's.

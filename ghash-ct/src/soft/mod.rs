@@ -23,9 +23,8 @@
 //! classes once, on the stack, and wipes them (a key kept split would be
 //! eight times larger, and the largest GHASH key form sets the size of
 //! every ghash-ct and AES-GCM key).
-//! Runs of W = 8 blocks are multiplied by `H^8..H^1` (measured: soft64 on
-//! x86_64 faster than with 4 or 16; soft32 63.7 instructions/byte on armv7
-//! against 68.4 with 4); the class products of
+//! Runs of W = 8 blocks are multiplied by `H^8..H^1` (faster than 4 or 16
+//! for both word sizes, `PERFORMANCE.md`); the class products of
 //! a whole run are XOR-summed before the class masks (XOR carries nothing
 //! between bit positions, so each product only has to be exact on its own),
 //! so masking, Karatsuba recombination and the shift-only reduction happen

@@ -126,9 +126,9 @@ impl Form for Mul64 {
         // The data words are split into classes before the first multiply,
         // and the class sums are made two at a time over the whole run: the
         // products then take their operands from memory and only two sums
-        // live in registers (x86_64: 1.5x -> 1.7x RustCrypto soft; one pass
-        // of four sums, or splitting each word as it is used, let LLVM keep
-        // a word's products live at once and spill them).
+        // live in registers (one pass of four sums, or splitting each word
+        // as it is used, lets LLVM keep a word's products live at once and
+        // spill them).
         if let ([x], [y]) = (xs, ys) {
             // A lone block (short messages): no point in the split pass.
             (a.z, a.w) = ([0; 4], [0; 4]);

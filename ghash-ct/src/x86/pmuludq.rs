@@ -20,26 +20,19 @@
 //!   So 3 lanes x 48 = 144 lane multiplies per block: 18 `vpmuludq` on
 //!   512-bit vectors, 72 `pmuludq` on 128-bit ones. The key's 32-bit
 //!   pieces are made once, at key setup (576 bytes), and split into classes
-//!   as they are loaded (storing them split took 2,304 bytes, and a
-//!   ghash-ct key is as large as its largest form; 16 KiB at 512 bits
-//!   3.1x-3.3x `soft64` against 2.95x, the narrower widths within
-//!   run-to-run noise or a little slower: 256 bits 2.0x-2.3x against
-//!   2.15x, 128 bits 1.14x-1.25x against 1.24x).
+//!   as they are loaded: stored split they would take four times the
+//!   space, and a ghash-ct key is as large as its largest form.
 //! - Runs of W = 8 blocks take the powers H^8..H^1; the unmasked class
 //!   products of a whole run are XOR-summed per lane (XOR carries nothing
 //!   between positions, and each product is exact on its own), so masking,
 //!   recombination, the fold across lanes and the one reduction happen once
 //!   per run (~60 operations). A shorter run is zero-padded in front to
 //!   whole vectors.
-//! - Measured (`speed ghash`, 16 KiB, x86_64 with AVX-512): 512-bit
-//!   2.0-2.2 GB/s, 256-bit 1.4-1.55 GB/s, 128-bit 0.79-0.90 GB/s against
-//!   0.69-0.72 GB/s for the 64-bit scalar form (`soft64`, ~460
-//!   instructions and 48 widening `mul` per block); i686: 128-bit
-//!   0.79 GB/s against `soft32` 0.73.
-//!   A lone block costs more than `soft64`'s (16-byte messages: 0.28 vs
-//!   0.37 GB/s): two vectors of 48 multiplies and the fixed finish.
-//!   The `vpmuludq` multiply throughput is the bound (1 per cycle at 512
-//!   bits on this CPU).
+//!
+//! Cost: 144 lane multiplies per block, so the multiply throughput is the
+//! bound; a lone block pays two vectors of 48 multiplies and the fixed
+//! finish, more than `soft64`'s ~460 scalar instructions. Figures per width
+//! against `soft64` / `soft32`: `ghash-ct/PERFORMANCE.md`.
 //!
 //! Where it matters: x86 CPUs without PCLMULQDQ (Core 2, early Atom,
 //! virtual machines that hide PCLMULQDQ), whose SSSE3 width is the design's
