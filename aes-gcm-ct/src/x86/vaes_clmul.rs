@@ -31,9 +31,9 @@
 //!   Schoolbook products (4 multiplies), not Karatsuba (3): the multiplier
 //!   is not the bound here, and Karatsuba's extra XORs and shuffles are
 //!   (`PERFORMANCE.md`).
-//! * Remainder (1 to 16 blocks, the last one possibly partial: a whole last
-//!   batch is left to it too, which saves the loop's second reduction for
-//!   the lengths block): ONE vectorised pass, not a
+//! * Remainder (fewer than 16 blocks, the last one possibly partial; on
+//!   AVX-512 also a whole last batch, which saves the loop's second
+//!   reduction for the lengths block): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
 //!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and a 16-byte stack
 //!   copy for the partial block only; the n data blocks are multiplied by
@@ -843,10 +843,13 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // about an eighth more time per batch (aes-gcm-ct/README.md).
         let mul_round = 1;
 
-        // The last batch, even a whole one, is left to `tail`: its one pass
-        // hashes the blocks and the lengths block with one reduction,
-        // where the loop's would need a second, dependent one for the
-        // lengths (a 256-byte message is then one pass).
+        // With 32 registers (`V::KEEP`) the last batch, even a whole one,
+        // is left to `tail`: its one pass hashes the blocks and the lengths
+        // block with one reduction, where the loop's would need a second,
+        // dependent one for the lengths (a 256-byte message is then one
+        // pass). With 16, a whole batch in `tail` spills, and the loop
+        // takes it. The bound is the public length.
+        let last = bb + usize::from(V::KEEP);
         let mut off = 0usize;
         if encrypt {
             // Software pipelined: the multiplies of batch i - 1's
@@ -865,7 +868,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 if k == 0 { y.xor(V::lane0(acc)) } else { y }
             };
             let mut have_prev = false;
-            while len - off > bb {
+            while len - off >= last {
                 let mut x = [V::zero(); MAXN];
                 for k in 0..V::N {
                     x[k] = cl[k].shuf(c.cswap).xor(rk[0]);
@@ -906,7 +909,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         } else {
             // The input ciphertext: loaded once and kept (`V::KEEP`), or
             // loaded where it is hashed and again for the XOR (L1).
-            while len - off > bb {
+            while len - off >= last {
                 let mut x = [V::zero(); MAXN];
                 let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
