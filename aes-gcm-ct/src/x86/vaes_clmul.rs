@@ -751,7 +751,9 @@ unsafe fn ctr_le<V: Lanes>(j0v: __m128i, c: u32) -> [V; MAXN] {
     unsafe {
         let first = _mm_insert_epi32::<3>(j0v, c as i32);
         let step = V::bcast(_mm_set_epi32(V::L as i32, 0, 0, 0));
-        let mut v = [V::bcast(first).add32(V::lane_index()); MAXN];
+        // Entries from `V::N` on stay zero (`body` wipes only the others).
+        let mut v = [V::zero(); MAXN];
+        v[0] = V::bcast(first).add32(V::lane_index());
         for k in 1..V::N {
             v[k] = v[k - 1].add32(step);
         }
@@ -974,10 +976,12 @@ unsafe fn body<V: Lanes, const NR: usize>(
 
         // Secrets the stack may hold (the round keys and powers, E(J0),
         // the counters derived from J0, the GHASH state): registers the
-        // compiler spilled are out of reach, named values are not.
-        wipe(&mut rk);
-        wipe(&mut pm);
-        wipe(&mut cl);
+        // compiler spilled are out of reach, named values are not. Only the
+        // entries that were filled: the rest still hold the zeros they were
+        // made with (a short message pays for every store here).
+        ct_dispatch::wipe::wipe_slice(&mut rk[..=NR]);
+        ct_dispatch::wipe::wipe_slice(&mut pm[..V::N]);
+        ct_dispatch::wipe::wipe_slice(&mut cl[..V::N]);
         wipe(&mut m);
         wipe(&mut mask);
         wipe(&mut acc);
