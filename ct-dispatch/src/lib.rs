@@ -22,6 +22,81 @@
 //! [`x86_detect!`] the CPU check backends make with it.
 #![no_std]
 
+/// Methods of a vector-width trait impl that each wrap one intrinsic, one
+/// line per method, so every width's impl is a table of its intrinsics and
+/// the wrapper (its `#[inline(always)]`, its `unsafe`, its SAFETY reason)
+/// is written once, here. Used inside an `impl` block:
+///
+/// ```ignore
+/// ct_dispatch::intrinsic_methods! {
+///     fn zero() = _mm256_setzero_si256;
+///     fn bcast(x: __m128i) = _mm256_broadcastsi128_si256;
+///     fn load(p: *const u8) = _mm256_loadu_si256;     // the pointer is cast
+///     fn store(p: *mut u8, v) = _mm256_storeu_si256;  // the pointer is cast
+///     fn xor(self, Self) = _mm256_xor_si256;
+///     fn bsl8(self) = _mm256_bslli_epi128::<8>;
+/// }
+/// ```
+///
+/// Every method is `unsafe fn` with the trait's contract: the caller runs
+/// it where the CPU has the intrinsic's features (it is inlined into the
+/// target-feature function that calls it) and, for the pointer forms,
+/// guarantees the bytes the intrinsic reads or writes.
+#[macro_export]
+macro_rules! intrinsic_methods {
+    () => {};
+    (fn $name:ident($p:ident: *const $t:ty) = $intr:ident; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name($p: *const $t) -> Self {
+            // SAFETY: the trait's contract: the CPU features, and the bytes
+            // the intrinsic reads at `p`.
+            unsafe { $intr($p.cast()) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident($p:ident: *mut $t:ty, $v:ident) = $intr:ident; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name($p: *mut $t, $v: Self) {
+            // SAFETY: the trait's contract: the CPU features, and the bytes
+            // the intrinsic writes at `p`.
+            unsafe { $intr($p.cast(), $v) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident(self, Self) = $intr:ident $(::<$imm:literal>)?; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name(self, o: Self) -> Self {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr $(::<$imm>)? (self, o) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident(self) = $intr:ident $(::<$imm:literal>)?; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name(self) -> Self {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr $(::<$imm>)? (self) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident() = $intr:ident; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name() -> Self {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr() }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident($a:ident: $t:ty) = $intr:ident; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name($a: $t) -> Self {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr($a) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+}
+
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub mod x86;
 

@@ -89,48 +89,29 @@ pub(super) unsafe fn aes_rounds<V: Lanes, const NR: usize, const DEC: bool, cons
     }
 }
 
-/// One width's impl: the intrinsic of each uniform operation, then the
-/// width's own methods.
+/// One width's impl: the intrinsic of each uniform operation (wrapped by
+/// `ct_dispatch::intrinsic_methods!`), then the width's own methods.
 macro_rules! lanes {
-    (@bin $($intr:ident $name:ident),*) => {
-        $(
-            #[inline(always)]
-            unsafe fn $name(self, o: Self) -> Self {
-                // SAFETY: see above.
-                unsafe { $intr(self, o) }
-            }
-        )*
-    };
     ($v:ty, W = $w:literal, load = $load:ident, store = $store:ident,
      splat = $splat:ident, and = $and:ident, xor = $xor:ident, srl = $srl:ident,
      shuf = $shuf:ident, add32 = $add:ident, enc = $enc:ident,
      enclast = $enclast:ident, dec = $dec:ident, declast = $declast:ident,
      { $($own:item)* }) => {
-        // SAFETY (every method): a wrapper of the named intrinsic; the
-        // trait's contract gives the CPU features and valid pointers.
         impl Lanes for $v {
             const W: usize = $w;
-            #[inline(always)]
-            unsafe fn loadu(p: *const u8) -> Self {
-                // SAFETY: see above.
-                unsafe { $load(p.cast()) }
-            }
-            #[inline(always)]
-            unsafe fn storeu(p: *mut u8, v: Self) {
-                // SAFETY: see above.
-                unsafe { $store(p.cast(), v) }
-            }
-            #[inline(always)]
-            unsafe fn splat(b: i8) -> Self {
-                // SAFETY: see above.
-                unsafe { $splat(b) }
-            }
-            lanes!(@bin $and and, $xor xor, $shuf shuf, $add add32,
-                   $enc enc, $enclast enclast, $dec dec, $declast declast);
-            #[inline(always)]
-            unsafe fn srl4(self) -> Self {
-                // SAFETY: see above.
-                unsafe { $srl::<4>(self) }
+            ct_dispatch::intrinsic_methods! {
+                fn loadu(p: *const u8) = $load;
+                fn storeu(p: *mut u8, v) = $store;
+                fn splat(b: i8) = $splat;
+                fn and(self, Self) = $and;
+                fn xor(self, Self) = $xor;
+                fn shuf(self, Self) = $shuf;
+                fn add32(self, Self) = $add;
+                fn enc(self, Self) = $enc;
+                fn enclast(self, Self) = $enclast;
+                fn dec(self, Self) = $dec;
+                fn declast(self, Self) = $declast;
+                fn srl4(self) = $srl::<4>;
             }
             $($own)*
         }

@@ -265,190 +265,150 @@ type Z = __m512i;
 /// 256-bit vector (AVX2 + VAES + VPCLMULQDQ).
 type Y = __m256i;
 
-/// One width's impl: the intrinsic of each uniform operation, then the
-/// width's own methods.
-///
-/// SAFETY (every generated method): a wrapper of the named intrinsic; the
-/// trait's contract gives the CPU features, and the pointer methods forward
-/// the caller's guarantee of readable/writable bytes.
-macro_rules! lanes {
-    (@un $($name:ident = $intr:ident::<$imm:literal>),*) => { $(
-        #[inline(always)]
-        unsafe fn $name(self) -> Self {
-            // SAFETY: see the macro's comment.
-            unsafe { $intr::<$imm>(self) }
+impl Lanes for Z {
+    const L: usize = 4;
+    const N: usize = 4;
+    const KEEP: bool = true;
+    ct_dispatch::intrinsic_methods! {
+        fn zero() = _mm512_setzero_si512;
+        fn bcast(x: __m128i) = _mm512_broadcast_i32x4;
+        fn lane0(x: __m128i) = _mm512_zextsi128_si512;
+        fn load(p: *const u8) = _mm512_loadu_si512;
+        fn store(p: *mut u8, v) = _mm512_storeu_si512;
+        fn xor(self, Self) = _mm512_xor_si512;
+        fn add32(self, Self) = _mm512_add_epi32;
+        fn shuf(self, Self) = _mm512_shuffle_epi8;
+        fn aesenc(self, Self) = _mm512_aesenc_epi128;
+        fn aesenclast(self, Self) = _mm512_aesenclast_epi128;
+        fn bsl8(self) = _mm512_bslli_epi128::<8>;
+        fn bsr8(self) = _mm512_bsrli_epi128::<8>;
+        fn swap64(self) = _mm512_shuffle_epi32::<0x4e>;
+    }
+    #[inline(always)]
+    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm512_clmulepi64_epi128::<I>(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn load_part(p: *const u8, n: usize) -> Self {
+        let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+        // SAFETY: the trait's contract gives the CPU features; a masked load touches only
+        // the `n` selected bytes (no fault or access beyond them).
+        unsafe { _mm512_maskz_loadu_epi8(m, p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
+        let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
+        // SAFETY: the trait's contract gives the CPU features; the masked store writes only
+        // the `n` selected bytes.
+        unsafe {
+            _mm512_mask_storeu_epi8(p.cast(), m, v);
+            _mm512_maskz_mov_epi8(m, v)
         }
-    )* };
-    (@bin $($name:ident = $intr:ident),*) => { $(
-        #[inline(always)]
-        unsafe fn $name(self, b: Self) -> Self {
-            // SAFETY: see the macro's comment.
-            unsafe { $intr(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe {
+            let a = _mm256_xor_si256(
+                _mm512_castsi512_si256(self),
+                _mm512_extracti64x4_epi64::<1>(self),
+            );
+            _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
         }
-    )* };
-    ($v:ty, L = $l:literal, N = $n:literal, KEEP = $keep:literal,
-     zero = $zero:ident, bcast = $bcast:ident, lane0 = $lane0:ident,
-     load = $load:ident, store = $store:ident, clmul = $clmul:ident,
-     bin { $($bin:tt)* }, un { $($un:tt)* }, { $($own:item)* }) => {
-        impl Lanes for $v {
-            const L: usize = $l;
-            const N: usize = $n;
-            const KEEP: bool = $keep;
-            #[inline(always)]
-            unsafe fn zero() -> Self {
-                // SAFETY: see the macro's comment.
-                unsafe { $zero() }
-            }
-            #[inline(always)]
-            unsafe fn bcast(x: __m128i) -> Self {
-                // SAFETY: see the macro's comment.
-                unsafe { $bcast(x) }
-            }
-            #[inline(always)]
-            unsafe fn lane0(x: __m128i) -> Self {
-                // SAFETY: see the macro's comment.
-                unsafe { $lane0(x) }
-            }
-            #[inline(always)]
-            unsafe fn load(p: *const u8) -> Self {
-                // SAFETY: see the macro's comment (16 L readable bytes).
-                unsafe { $load(p.cast()) }
-            }
-            #[inline(always)]
-            unsafe fn store(p: *mut u8, v: Self) {
-                // SAFETY: see the macro's comment (16 L writable bytes).
-                unsafe { $store(p.cast(), v) }
-            }
-            #[inline(always)]
-            unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
-                // SAFETY: see the macro's comment.
-                unsafe { $clmul::<I>(self, b) }
-            }
-            lanes!(@bin $($bin)*);
-            lanes!(@un $($un)*);
-            $($own)*
+    }
+    #[inline(always)]
+    unsafe fn from_lanes(l: &[__m128i]) -> Self {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe {
+            let v = _mm512_inserti32x4::<1>(_mm512_castsi128_si512(l[0]), l[1]);
+            _mm512_inserti32x4::<3>(_mm512_inserti32x4::<2>(v, l[2]), l[3])
         }
-    };
-}
-
-lanes! {
-    Z, L = 4, N = 4, KEEP = true,
-    zero = _mm512_setzero_si512, bcast = _mm512_broadcast_i32x4,
-    lane0 = _mm512_zextsi128_si512, load = _mm512_loadu_si512,
-    store = _mm512_storeu_si512, clmul = _mm512_clmulepi64_epi128,
-    bin { xor = _mm512_xor_si512, add32 = _mm512_add_epi32, shuf = _mm512_shuffle_epi8,
-          aesenc = _mm512_aesenc_epi128, aesenclast = _mm512_aesenclast_epi128 },
-    un { bsl8 = _mm512_bslli_epi128::<8>, bsr8 = _mm512_bsrli_epi128::<8>,
-         swap64 = _mm512_shuffle_epi32::<0x4e> },
-    {
-        #[inline(always)]
-        unsafe fn load_part(p: *const u8, n: usize) -> Self {
-            let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-            // SAFETY: see the macro's comment; a masked load touches only
-            // the `n` selected bytes (no fault or access beyond them).
-            unsafe { _mm512_maskz_loadu_epi8(m, p.cast()) }
-        }
-        #[inline(always)]
-        unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
-            let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
-            // SAFETY: see the macro's comment; the masked store writes only
-            // the `n` selected bytes.
-            unsafe {
-                _mm512_mask_storeu_epi8(p.cast(), m, v);
-                _mm512_maskz_mov_epi8(m, v)
-            }
-        }
-        #[inline(always)]
-        unsafe fn fold(self) -> __m128i {
-            // SAFETY: see the macro's comment.
-            unsafe {
-                let a = _mm256_xor_si256(
-                    _mm512_castsi512_si256(self),
-                    _mm512_extracti64x4_epi64::<1>(self),
-                );
-                _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
-            }
-        }
-        #[inline(always)]
-        unsafe fn from_lanes(l: &[__m128i]) -> Self {
-            // SAFETY: see the macro's comment.
-            unsafe {
-                let v = _mm512_inserti32x4::<1>(_mm512_castsi128_si512(l[0]), l[1]);
-                _mm512_inserti32x4::<3>(_mm512_inserti32x4::<2>(v, l[2]), l[3])
-            }
-        }
-        #[inline(always)]
-        unsafe fn last_lane(self) -> __m128i {
-            // SAFETY: see the macro's comment.
-            unsafe { _mm512_extracti32x4_epi32::<3>(self) }
-        }
-        #[inline(always)]
-        unsafe fn rev_lanes(self) -> Self {
-            // SAFETY: see the macro's comment.
-            unsafe { _mm512_shuffle_i64x2::<0x1b>(self, self) }
-        }
+    }
+    #[inline(always)]
+    unsafe fn last_lane(self) -> __m128i {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm512_extracti32x4_epi32::<3>(self) }
+    }
+    #[inline(always)]
+    unsafe fn rev_lanes(self) -> Self {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm512_shuffle_i64x2::<0x1b>(self, self) }
     }
 }
 
-lanes! {
-    Y, L = 2, N = 8, KEEP = false,
-    zero = _mm256_setzero_si256, bcast = _mm256_broadcastsi128_si256,
-    lane0 = _mm256_zextsi128_si256, load = _mm256_loadu_si256,
-    store = _mm256_storeu_si256, clmul = _mm256_clmulepi64_epi128,
-    bin { xor = _mm256_xor_si256, add32 = _mm256_add_epi32, shuf = _mm256_shuffle_epi8,
-          aesenc = _mm256_aesenc_epi128, aesenclast = _mm256_aesenclast_epi128 },
-    un { bsl8 = _mm256_bslli_epi128::<8>, bsr8 = _mm256_bsrli_epi128::<8>,
-         swap64 = _mm256_shuffle_epi32::<0x4e> },
-    {
-        #[inline(always)]
-        unsafe fn load_part(p: *const u8, n: usize) -> Self {
-            // SAFETY: see the macro's comment (`n` readable bytes; the high
-            // half is only read when n > 16).
-            unsafe {
-                let lo = load16(p, n.min(16));
-                let hi = load16(p.wrapping_add(16), n.saturating_sub(16));
-                _mm256_set_m128i(hi, lo)
-            }
+impl Lanes for Y {
+    const L: usize = 2;
+    const N: usize = 8;
+    const KEEP: bool = false;
+    ct_dispatch::intrinsic_methods! {
+        fn zero() = _mm256_setzero_si256;
+        fn bcast(x: __m128i) = _mm256_broadcastsi128_si256;
+        fn lane0(x: __m128i) = _mm256_zextsi128_si256;
+        fn load(p: *const u8) = _mm256_loadu_si256;
+        fn store(p: *mut u8, v) = _mm256_storeu_si256;
+        fn xor(self, Self) = _mm256_xor_si256;
+        fn add32(self, Self) = _mm256_add_epi32;
+        fn shuf(self, Self) = _mm256_shuffle_epi8;
+        fn aesenc(self, Self) = _mm256_aesenc_epi128;
+        fn aesenclast(self, Self) = _mm256_aesenclast_epi128;
+        fn bsl8(self) = _mm256_bslli_epi128::<8>;
+        fn bsr8(self) = _mm256_bsrli_epi128::<8>;
+        fn swap64(self) = _mm256_shuffle_epi32::<0x4e>;
+    }
+    #[inline(always)]
+    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm256_clmulepi64_epi128::<I>(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn load_part(p: *const u8, n: usize) -> Self {
+        // SAFETY: the trait's contract gives the CPU features (`n` readable bytes; the high
+        // half is only read when n > 16).
+        unsafe {
+            let lo = load16(p, n.min(16));
+            let hi = load16(p.wrapping_add(16), n.saturating_sub(16));
+            _mm256_set_m128i(hi, lo)
         }
-        #[inline(always)]
-        unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
-            // SAFETY: see the macro's comment (`n` writable bytes; the high
-            // half is only written when n > 16).
-            unsafe {
-                let lo = store16(p, _mm256_castsi256_si128(v), n.min(16));
-                let hi = store16(
-                    p.wrapping_add(16),
-                    _mm256_extracti128_si256::<1>(v),
-                    n.saturating_sub(16),
-                );
-                _mm256_set_m128i(hi, lo)
-            }
+    }
+    #[inline(always)]
+    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self {
+        // SAFETY: the trait's contract gives the CPU features (`n` writable bytes; the high
+        // half is only written when n > 16).
+        unsafe {
+            let lo = store16(p, _mm256_castsi256_si128(v), n.min(16));
+            let hi = store16(
+                p.wrapping_add(16),
+                _mm256_extracti128_si256::<1>(v),
+                n.saturating_sub(16),
+            );
+            _mm256_set_m128i(hi, lo)
         }
-        #[inline(always)]
-        unsafe fn fold(self) -> __m128i {
-            // SAFETY: see the macro's comment.
-            unsafe {
-                _mm_xor_si128(
-                    _mm256_castsi256_si128(self),
-                    _mm256_extracti128_si256::<1>(self),
-                )
-            }
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe {
+            _mm_xor_si128(
+                _mm256_castsi256_si128(self),
+                _mm256_extracti128_si256::<1>(self),
+            )
         }
-        #[inline(always)]
-        unsafe fn from_lanes(l: &[__m128i]) -> Self {
-            // SAFETY: see the macro's comment.
-            unsafe { _mm256_set_m128i(l[1], l[0]) }
-        }
-        #[inline(always)]
-        unsafe fn last_lane(self) -> __m128i {
-            // SAFETY: see the macro's comment.
-            unsafe { _mm256_extracti128_si256::<1>(self) }
-        }
-        #[inline(always)]
-        unsafe fn rev_lanes(self) -> Self {
-            // SAFETY: see the macro's comment.
-            unsafe { _mm256_permute2x128_si256::<0x01>(self, self) }
-        }
+    }
+    #[inline(always)]
+    unsafe fn from_lanes(l: &[__m128i]) -> Self {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm256_set_m128i(l[1], l[0]) }
+    }
+    #[inline(always)]
+    unsafe fn last_lane(self) -> __m128i {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm256_extracti128_si256::<1>(self) }
+    }
+    #[inline(always)]
+    unsafe fn rev_lanes(self) -> Self {
+        // SAFETY: the trait's contract gives the CPU features.
+        unsafe { _mm256_permute2x128_si256::<0x01>(self, self) }
     }
 }
 

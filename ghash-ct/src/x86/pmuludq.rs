@@ -136,44 +136,23 @@ trait Lane: Copy {
 macro_rules! lane {
     ($t:ty, $lanes:expr, zero: $zero:ident, splat: $splat:ident, load: $load:ident,
      $($op:ident: $binary:ident),+; $($shift:ident: $by32:ident),+; |$v:ident| $fold:expr) => {
-        // SAFETY (every method): a thin wrapper over the named intrinsic;
-        // the trait contract gives the CPU features; `load` reads
-        // `LANES * 8` bytes that its caller guarantees readable.
         impl Lane for $t {
             const LANES: usize = $lanes;
-            #[inline(always)]
-            unsafe fn zero() -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $zero() }
+            ct_dispatch::intrinsic_methods! {
+                fn zero() = $zero;
+                fn load(p: *const u64) = $load;
+                $(fn $op(self, Self) = $binary;)*
+                $(fn $shift(self) = $by32::<32>;)*
             }
             #[inline(always)]
             unsafe fn splat(x: u64) -> Self {
-                // SAFETY: see the impl comment.
+                // SAFETY: the trait's contract gives the CPU features.
                 unsafe { $splat(x as i64) }
             }
             #[inline(always)]
-            unsafe fn load(p: *const u64) -> Self {
-                // SAFETY: see the impl comment.
-                unsafe { $load(p.cast()) }
-            }
-            $(
-                #[inline(always)]
-                unsafe fn $op(self, o: Self) -> Self {
-                    // SAFETY: see the impl comment.
-                    unsafe { $binary(self, o) }
-                }
-            )*
-            $(
-                #[inline(always)]
-                unsafe fn $shift(self) -> Self {
-                    // SAFETY: see the impl comment.
-                    unsafe { $by32::<32>(self) }
-                }
-            )*
-            #[inline(always)]
             unsafe fn fold(self) -> __m128i {
                 let $v = self;
-                // SAFETY: see the impl comment.
+                // SAFETY: the trait's contract gives the CPU features.
                 #[allow(unused_unsafe, reason = "the 128-bit fold is the value itself")]
                 unsafe {
                     $fold
