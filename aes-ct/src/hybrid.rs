@@ -76,12 +76,24 @@ pub(crate) trait SingleBlock {
     fn expand<const NR: usize>(t: Self::Token, ks: &Schedule<NR>) -> Self::Key<NR>;
     /// Encrypt one block.
     fn encrypt1<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Block>);
-    /// Encrypt two blocks, interleaved ("2x").
-    fn encrypt2<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Pair>);
+    /// Encrypt two blocks, interleaved ("2x") where the backend has a
+    /// two-block form; by default one after the other.
+    #[inline]
+    fn encrypt2<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Pair>) {
+        for blk in b.into_buf() {
+            Self::encrypt1(k, blk);
+        }
+    }
     /// Decrypt one block.
     fn decrypt1<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Block>);
-    /// Decrypt two blocks, interleaved ("2x").
-    fn decrypt2<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Pair>);
+    /// Decrypt two blocks, interleaved ("2x") where the backend has a
+    /// two-block form; by default one after the other.
+    #[inline]
+    fn decrypt2<const NR: usize>(k: &Self::Key<NR>, b: InOut<'_, '_, Pair>) {
+        for blk in b.into_buf() {
+            Self::decrypt1(k, blk);
+        }
+    }
 }
 
 /// The batch side (bsaes), whose key form is made from the

@@ -261,23 +261,9 @@ impl crate::hybrid::SingleBlock for ArmVpaes {
     }
 
     #[inline]
-    fn encrypt2<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::hybrid::Pair>) {
-        for blk in b.into_buf() {
-            Self::encrypt1(k, blk);
-        }
-    }
-
-    #[inline]
     fn decrypt1<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::Block>) {
         let (i, o) = raw(b);
         // SAFETY: as in `encrypt1`.
         unsafe { decrypt1::<NR>(&k.ks.enc, i, o) }
-    }
-
-    #[inline]
-    fn decrypt2<const NR: usize>(k: &Key<NR>, b: InOut<'_, '_, crate::hybrid::Pair>) {
-        for blk in b.into_buf() {
-            Self::decrypt1(k, blk);
-        }
     }
 }
