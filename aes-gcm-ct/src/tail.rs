@@ -1,11 +1,14 @@
 //! The GHASH framing of a fused message, written once for every ISA: the
-//! AAD (8-block groups, then single blocks, then the zero-padded partial
-//! block), and the end of the message: the whole blocks left after a
-//! path's batches (one at a time), the zero-padded partial last block, the
-//! lengths block and the tag. Byte-level; each
-//! path passes only its two block functions (one AES block of the counter
-//! stream, one GHASH multiply by H), so the x86_64 `aesni-clmul` and the
-//! aarch64 `armv8-pmull` loops share it. The VAES paths finish in one
+//! input framing (8-block groups, then single blocks, then the zero-padded
+//! partial block: [`ghash_input`], and [`ghash_blocks`] for a long nonce's
+//! J0), and the end of the message: the whole blocks left after a path's
+//! batches (one at a time), the zero-padded partial last block, the
+//! lengths block and the tag ([`finish`]). Byte-level; each path passes
+//! only its block functions (one AES block of the counter stream, one
+//! GHASH multiply by H), so the x86_64 `aesni-clmul` and the aarch64
+//! `armv8-pmull` loops share it. `armv8-pmull` writes its AAD loop out
+//! instead of calling [`ghash_input`]: through the closures its main loop
+//! is allocated worse (see there). The VAES paths finish in one
 //! vector pass of their own (`x86/vaes_clmul.rs`).
 //!
 //! Constant time: the loop bound and the partial block size are the public

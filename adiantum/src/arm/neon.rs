@@ -31,8 +31,8 @@
 //!
 //! RustCrypto `chacha20` has no NEON code for 32-bit ARM (its portable
 //! code is most of an Adiantum-XChaCha12 message there: figures in
-//! `PERFORMANCE.md`), so this backend brings its own ChaCha block loop. Technique: one block per iteration,
-//! one state row per q register (Bernstein's "ChaCha, a variant of Salsa20"
+//! `PERFORMANCE.md`), so this backend brings its own ChaCha block loop.
+//! Technique: one block per iteration, one state row per q register (Bernstein's "ChaCha, a variant of Salsa20"
 //! round function, vectorised across the four columns as in the NEON
 //! implementations in Linux's `chacha-neon-core.S` and NetBSD): a column
 //! round, `vext.32` to move rows b, c, d by 1, 2, 3 lanes so the diagonals
