@@ -7,6 +7,7 @@
 //! configurations it is counted under:
 //!   aes       AES-128-CTR through RustCrypto `ctr` and aes-ct's own
 //!             `Ctr32BE` on every ARM backend, next to RustCrypto `aes`
+//!             and `ctr` over an identity cipher (`ctr`'s own cost)
 //!   ghash     GHASH on every ARM backend, next to RustCrypto `ghash`
 //!   gcm       AES-128/256-GCM seal, next to ring and RustCrypto `aes-gcm`
 //!   adiantum  Adiantum / HPolyC variants, next to crates.io `adiantum` and
@@ -79,6 +80,7 @@ const AES_NEON: &[&str] = &[
     "bsaes-ctr",
     "soft",
     "rustcrypto",
+    "identity",
 ];
 const GCM: &[&str] = &["ct-128", "ring-128", "rustcrypto-128", "ct-256", "ring-256"];
 const ADIANTUM: &[&str] = &[

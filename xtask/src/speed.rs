@@ -2,7 +2,7 @@
 //!
 //! The measuring is done by the `speed` binary of the `benches` package
 //! (`benches/src/bin/speed.rs`, one module per crate under
-//! `benches/src/speed/`). This command builds it three times in release
+//! `benches/src/speed/`). This command builds it up to four times in release
 //! mode, each into a folder of its own under the target directory:
 //!
 //! 1. `speed-peers`, with `RUSTFLAGS='--cfg speed_peers'`: every backend
@@ -106,9 +106,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
 
     let mut cmd = Command::new(bin(&peers_dir));
     cmd.arg("--rustcrypto-soft").arg(bin(&soft_dir));
-    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) && runs_gcm(&args) {
+    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) && runs(&args, "gcm") {
         let scratch = target.join("speed-ring-noaesni");
-        let manifest = ring_noaesni_workspace(&scratch)?;
+        let manifest = patched_workspace(&scratch, "speed-ring-noaesni", &RING_NOAESNI)?;
         run(cargo()
             .args(["build", "--release", "--bin", "speed", "--manifest-path"])
             .arg(&manifest)
@@ -121,6 +121,16 @@ pub fn main(args: &[String]) -> Result<(), String> {
             ))?;
         cmd.arg("--ssse3-ring").arg(bin(&scratch.join("target")));
     }
+    if cfg!(target_arch = "x86_64") && runs(&args, "aes") && avx512_vaes() {
+        let scratch = target.join("speed-rustcrypto-vaes256");
+        let manifest = patched_workspace(&scratch, "speed-rustcrypto-vaes256", &AES_VAES256)?;
+        run(cargo()
+            .args(["build", "--release", "--bin", "speed", "--manifest-path"])
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", scratch.join("target"))
+            .env("RUSTFLAGS", flags("--cfg speed_rustcrypto_vaes256")))?;
+        cmd.arg("--avx2-vaes256").arg(bin(&scratch.join("target")));
+    }
     cmd.arg("--write").arg(target.join("speed")).args(args);
     run(&mut cmd)?;
     println!(
@@ -130,10 +140,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Will the binary run the gcm suite (the only one with SSSE3-width rows)
-/// with these arguments? Suite names are the arguments that are neither
-/// options nor `--time-ms`'s value; none means every suite.
-fn runs_gcm(args: &[&String]) -> bool {
+/// Will the binary run `suite` (gcm: the SSSE3-width rows; aes: the
+/// AVX2-width rows) with these arguments? Suite names are the arguments
+/// that are neither options nor `--time-ms`'s value; none means every
+/// suite.
+fn runs(args: &[&String], suite: &str) -> bool {
     let mut suites = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -143,46 +154,93 @@ fn runs_gcm(args: &[&String]) -> bool {
             suites.push(a.as_str());
         }
     }
-    suites.is_empty() || suites.iter().any(|s| "gcm".contains(s))
+    suites.is_empty() || suites.iter().any(|s| suite.contains(s))
 }
 
-/// Make (once) the scratch workspace at `dir` that builds `speed` against
-/// a patched copy of ring's crates.io source; returns its manifest.
-fn ring_noaesni_workspace(dir: &Path) -> Result<PathBuf, String> {
-    let version = locked_version("ring")?;
-    let copy = dir.join(format!("ring-{version}"));
+/// Does this CPU have AVX-512 VAES (so the AVX2 width is reachable only
+/// by hiding it, in both crates)?
+fn avx512_vaes() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// A peer's crates.io source, patched in a scratch copy: which crate,
+/// which file, the exact lines replaced (each must occur once, or the
+/// peer's code changed and the patch must be updated), and what the patch
+/// hides.
+struct Patch {
+    krate: &'static str,
+    file: &'static str,
+    lines: &'static [(&'static str, &'static str)],
+    hides: &'static str,
+}
+
+/// ring without AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ (its vpaes and
+/// constant-time GHASH).
+const RING_NOAESNI: Patch = Patch {
+    krate: "ring",
+    file: "src/cpu/intel.rs",
+    lines: &RING_PATCH,
+    hides: "AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ",
+};
+
+/// RustCrypto `aes` whose AVX-512 VAES check always fails, so it runs its
+/// 256-bit `x86_vaes256` backend on an AVX-512 CPU: the token module the
+/// `cpufeatures::new!` line would make, answering no.
+const AES_VAES256: Patch = Patch {
+    krate: "aes",
+    file: "src/lib.rs",
+    lines: &[(
+        "        cpufeatures::new!(features_vaes512, \"avx512f\", \"vaes\");\n",
+        "        mod features_vaes512 { #[derive(Clone, Copy)] pub struct InitToken; \
+         impl InitToken { pub fn init() -> Self { InitToken } pub fn get(&self) -> bool { false } } }\n",
+    )],
+    hides: "AVX-512",
+};
+
+/// Make (once) the scratch workspace `dir/<name>` that builds `speed`
+/// against a patched copy of a peer's crates.io source (the version in
+/// `Cargo.lock`) with benches' `test-hooks`; returns its manifest.
+fn patched_workspace(dir: &Path, name: &str, patch: &Patch) -> Result<PathBuf, String> {
+    let Patch { krate, file, lines, hides } = patch;
+    let version = locked_version(krate)?;
+    let copy = dir.join(format!("{krate}-{version}"));
     let stamp = copy.join(".speed-patched");
     if !stamp.exists() {
-        let src = registry_source(&format!("ring-{version}"))?;
+        let src = registry_source(&format!("{krate}-{version}"))?;
         if copy.exists() {
             std::fs::remove_dir_all(&copy)
                 .map_err(|e| format!("cannot remove {}: {e}", copy.display()))?;
         }
         copy_dir(&src, &copy)?;
-        let file = copy.join("src/cpu/intel.rs");
-        let mut text = std::fs::read_to_string(&file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        for (from, to) in RING_PATCH {
+        let path = copy.join(file);
+        let mut text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        for (from, to) in lines.iter() {
             if text.matches(from).count() != 1 {
                 return Err(format!(
-                    "ring {version}'s src/cpu/intel.rs does not have exactly one line {:?}: \
-                     its CPU detection changed, update RING_PATCH in xtask/src/speed.rs",
+                    "{krate} {version}'s {file} does not have exactly one line {:?}: \
+                     its CPU detection changed, update the patch in xtask/src/speed.rs",
                     from.trim()
                 ));
             }
             text = text.replacen(from, to, 1);
         }
-        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-        std::fs::write(&stamp, "AES-NI, PCLMULQDQ, VAES, VPCLMULQDQ hidden\n")
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(&stamp, format!("{hides} hidden\n"))
             .map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
     }
     let root = root();
     let toml_path = |p: &Path| p.display().to_string().replace('\\', "/");
     let manifest = format!(
-        r#"# Written by cargo xtask speed: `speed` against ring with AES-NI and
-# PCLMULQDQ hidden from its CPU detection (a patched scratch copy).
+        r#"# Written by cargo xtask speed: `speed` against {krate} with {hides}
+# hidden from its CPU detection (a patched scratch copy).
 [package]
-name = "speed-ring-noaesni"
+name = "{name}"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -198,7 +256,7 @@ aes-ct = {{ path = "{aes_ct}" }}
 ghash-ct = {{ path = "{ghash_ct}" }}
 
 [patch.crates-io]
-ring = {{ path = "ring-{version}" }}
+{krate} = {{ path = "{krate}-{version}" }}
 
 [profile.release]
 opt-level = 3

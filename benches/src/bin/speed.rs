@@ -4,7 +4,7 @@
 //! in `benches/src/speed/` (one module per crate; see its `mod.rs` for how
 //! to add one).
 
-use benches::speed::{Ctx, Options, SUITES, cpu_name, gcm, svg};
+use benches::speed::{Ctx, Options, SUITES, aes, cpu_name, gcm, svg};
 use std::fmt::Write as _;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     let mut opts = Options::default();
     let mut soft_bin = None;
     let mut ssse3_bin = None;
+    let mut avx2_bin = None;
     let mut write_dir = None;
     let mut tsv = false;
     let mut args = std::env::args().skip(1);
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
             "--no-openssl" => opts.openssl = false,
             "--soft-build" => opts.soft_build = true,
             "--ssse3-build" => opts.ssse3_build = true,
+            "--avx2-build" => opts.avx2_build = true,
             "--tsv" => tsv = true,
             "--ghash-without-clmul" => {
                 // For xtask's soft build: the GHASH backend this CPU would
@@ -46,6 +48,10 @@ fn main() -> ExitCode {
             "--ssse3-ring" => match args.next() {
                 Some(p) => ssse3_bin = Some(p),
                 None => return usage("--ssse3-ring needs a path"),
+            },
+            "--avx2-vaes256" => match args.next() {
+                Some(p) => avx2_bin = Some(p),
+                None => return usage("--avx2-vaes256 needs a path"),
             },
             "--write" => match args.next() {
                 Some(p) => write_dir = Some(std::path::PathBuf::from(p)),
@@ -69,13 +75,21 @@ fn main() -> ExitCode {
         return usage("no suite matches");
     }
     let with_gcm = suites.iter().any(|(name, _)| *name == "gcm");
+    let with_aes = suites.iter().any(|(name, _)| *name == "aes");
     let header = header();
     if !tsv {
         print!("{header}");
     }
     let mut ctx = Ctx::new(opts.clone());
-    if opts.ssse3_build {
-        if with_gcm && let Err(e) = gcm::ssse3_vs_ring(&mut ctx) {
+    if opts.ssse3_build || opts.avx2_build {
+        let run = if opts.ssse3_build {
+            with_gcm.then_some(gcm::ssse3_vs_ring as fn(&mut Ctx) -> Result<(), String>)
+        } else {
+            with_aes.then_some(aes::avx2_vs_vaes256 as fn(&mut Ctx) -> Result<(), String>)
+        };
+        if let Some(run) = run
+            && let Err(e) = run(&mut ctx)
+        {
             eprintln!("speed: {e}");
             return ExitCode::FAILURE;
         }
@@ -85,7 +99,7 @@ fn main() -> ExitCode {
         }
     }
 
-    if soft_bin.is_none() && !opts.soft_build && !opts.ssse3_build {
+    if soft_bin.is_none() && !opts.soft_build && !opts.ssse3_build && !opts.avx2_build {
         ctx.note(
             "No RustCrypto soft rows and no aes-gcm-ct software path: they come from a second \
              build (cargo xtask speed does it).",
@@ -97,6 +111,9 @@ fn main() -> ExitCode {
     }
     if let Some(bin) = ssse3_bin.filter(|_| with_gcm) {
         merges.push((bin, "--ssse3-build"));
+    }
+    if let Some(bin) = avx2_bin.filter(|_| with_aes) {
+        merges.push((bin, "--avx2-build"));
     }
     for (bin, flag) in merges {
         let mut c = Command::new(&bin);

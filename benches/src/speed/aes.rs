@@ -9,6 +9,13 @@
 //! does per record), key expanded once; the `aes_ct::Ctr32BE` rows run
 //! aes-ct's own CTR mode (same semantics, fused whole-block loop) the same
 //! way.
+//!
+//! The AVX2-width tables (x86_64 CPUs with AVX-512 and VAES) compare the
+//! 256-bit VAES code both crates have for CPUs without AVX-512: aes-ct's
+//! `vaes` with its width hook at 2 lanes against RustCrypto `aes` built
+//! from a scratch copy whose AVX-512 detection always answers no (its
+//! `x86_vaes256` backend), both from the `speed-rustcrypto-vaes256` build
+//! (`--avx2-build`, see [`avx2_vs_vaes256`]), merged.
 
 use super::{Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use cipher::{Array, BlockCipherEncrypt, InnerIvInit, KeyInit, StreamCipher, consts::U16};
@@ -145,6 +152,92 @@ fn key_setup(ctx: &mut Ctx) {
     }
 }
 
+/// The AVX2-width tables' titles and row names.
+fn avx2_title(bits: usize) -> String {
+    format!("AES-{bits}, AVX2 width vs RustCrypto VAES256")
+}
+const AVX2_THROUGH_CTR: &str = "aes-ct vaes, AVX2 width \u{a7}";
+const AVX2_OWN_CTR: &str = "aes-ct vaes, AVX2 width, aes_ct::Ctr32BE \u{a7}";
+const RC_VAES256: &str = "RustCrypto aes 0.9 VAES256 \u{a7}";
+
+/// Does this CPU have both VAES widths, so that the AVX2 one is only
+/// reachable by hiding AVX-512? (xtask builds `--avx2-build` only then.)
+pub fn has_avx512_vaes() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Declare the AVX2-width tables and their ratio lines (in the build that
+/// prints them; the rows come from the `--avx2-build`).
+fn avx2_tables(ctx: &mut Ctx) {
+    for bits in [128, 256] {
+        let t = avx2_title(bits);
+        ctx.table(&t, CAPTION, COLS);
+        ctx.ratio(&t, AVX2_THROUGH_CTR, RC_VAES256);
+        ctx.ratio(&t, AVX2_OWN_CTR, RC_VAES256);
+    }
+}
+
+/// The `--avx2-build` run (x86_64, benches' `test-hooks`, `aes` patched by
+/// xtask so its AVX-512 check fails, `--cfg speed_rustcrypto_vaes256`):
+/// aes-ct's `vaes` with the width hook at 2 lanes (AVX2), through
+/// `ctr::Ctr32BE` and through its own `Ctr32BE`, against RustCrypto `aes`
+/// on its VAES256 backend. Fails with what is wrong if the build is not
+/// that one.
+pub fn avx2_vs_vaes256(ctx: &mut Ctx) -> Result<(), String> {
+    if !cfg!(all(feature = "test-hooks", target_arch = "x86_64", speed_rustcrypto_vaes256)) {
+        return Err("--avx2-build needs an x86_64 build with benches' test-hooks feature and \
+                    --cfg speed_rustcrypto_vaes256 (cargo xtask speed makes it)"
+            .into());
+    }
+    if !has_avx512_vaes() {
+        return Err("--avx2-build: this CPU has no AVX-512 VAES to hide".into());
+    }
+    #[cfg(all(feature = "test-hooks", target_arch = "x86_64"))]
+    aes_ct::x86::vaes_limit_width(2);
+    avx2_tables(ctx);
+    ctx.note(
+        "\u{a7} AVX2 width: aes-ct `vaes` with its width hook at 2 lanes (256-bit vectors, what a \
+         CPU with VAES but no AVX-512 runs) and RustCrypto aes built by cargo xtask speed from a \
+         scratch copy of its crates.io source whose AVX-512 check always fails (its x86_vaes256 \
+         backend), both in that build.",
+    );
+    let key: Vec<u8> = (0..32).map(|i| (i * 7 + 1) as u8).collect();
+    avx2_size::<aes_ct::Aes128, aes::Aes128>(ctx, 128, &key[..16])?;
+    avx2_size::<aes_ct::Aes256, aes::Aes256>(ctx, 256, &key)
+}
+
+fn avx2_size<A, R>(ctx: &mut Ctx, bits: usize, key: &[u8]) -> Result<(), String>
+where
+    A: aes_ct::CtrCipher + KeyInit + BlockCipherEncrypt<BlockSize = U16>,
+    for<'a> &'a A: aes_ct::CtrCipher,
+    R: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
+{
+    let title = avx2_title(bits);
+    let Ok(ours) = A::new_from_slice(key) else { unreachable!("key length matches") };
+    let Ok(rc) = R::new_from_slice(key) else { unreachable!("key length matches") };
+    // Both must give the same keystream before either is timed.
+    let mut a = vec![0u8; 1000];
+    let mut b = a.clone();
+    let iv = [0x5au8; 16];
+    ctr::Ctr32BE::<&A>::from_core(ctr::CtrCore::inner_iv_init(&ours, &iv.into())).apply_keystream(&mut a);
+    ctr::Ctr32BE::<&R>::from_core(ctr::CtrCore::inner_iv_init(&rc, &iv.into())).apply_keystream(&mut b);
+    if a != b {
+        return Err(format!("--avx2-build: AES-{bits} CTR keystreams differ"));
+    }
+    let cells_ctr = cells(ctx, &ours);
+    ctx.row(&title, Role::Ours, AVX2_THROUGH_CTR, cells_ctr);
+    let cells_own = own_ctr_cells(ctx, &ours);
+    ctx.row(&title, Role::Ours, AVX2_OWN_CTR, cells_own);
+    let cells_rc = cells(ctx, &rc);
+    ctx.row(&title, Role::Reference, RC_VAES256, cells_rc);
+    Ok(())
+}
+
 /// The suite entry point.
 pub fn run(ctx: &mut Ctx) {
     one_size::<aes_ct::Aes128, aes::Aes128>(ctx, 128, |k, b| {
@@ -154,4 +247,7 @@ pub fn run(ctx: &mut Ctx) {
         aes_ct::Aes256::new_with_backend(k.try_into().ok()?, b).ok()
     });
     key_setup(ctx);
+    if !ctx.opts.soft_build && has_avx512_vaes() {
+        avx2_tables(ctx);
+    }
 }

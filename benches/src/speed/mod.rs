@@ -116,6 +116,11 @@ pub struct Options {
     /// ghash_ct_backend="pmuludq"` and benches' `test-hooks`): measure only
     /// the SSSE3-width table (see `gcm.rs`).
     pub ssse3_build: bool,
+    /// This run is the build against RustCrypto `aes` with its AVX-512
+    /// check patched to fail (xtask, on x86_64 CPUs with AVX-512 VAES,
+    /// with benches' `test-hooks` and `--cfg speed_rustcrypto_vaes256`):
+    /// measure only the AVX2-width AES tables (see `aes.rs`).
+    pub avx2_build: bool,
     pub openssl: bool,
     /// Only suites whose name contains one of these.
     pub filter: Vec<String>,
@@ -128,6 +133,7 @@ impl Default for Options {
             reps: 3,
             soft_build: false,
             ssse3_build: false,
+            avx2_build: false,
             openssl: true,
             filter: Vec::new(),
         }
