@@ -3,10 +3,15 @@
 //!
 //! Technique: the AES-NI backend's (`aesni.rs`) round structure, widened:
 //! `vaesenc` applies one round to every 128-bit lane (Intel SDM, "VAESENC";
-//! the round keys are broadcast to all lanes). A parallel batch is 64
-//! blocks: 16 `zmm` registers, or 4 x 8 `ymm` registers, interleaved round
-//! by round. The AVX-512 path is chosen at run time when the CPU has it,
-//! else the AVX2 one. Single blocks and tails use 128-bit AES-NI.
+//! the round keys are broadcast to all lanes). A parallel batch (the
+//! cipher traits' `ParBlocksSize`) is what one call of the width's routine
+//! encrypts, interleaved round by round: 64 blocks in 16 `zmm` registers,
+//! or 16 in 8 `ymm` registers. The AVX2 batch is not 4 x 16: a generic
+//! mode over the cipher (`ctr`) copies and zeroes a batch-sized buffer per
+//! batch, and at 1 KiB those became `memcpy`/`memset` calls (each behind a
+//! `vzeroupper`) that cost more than the AES (`aes-ct/PERFORMANCE-x86.md`).
+//! The AVX-512 path is chosen at run time when the CPU has it, else the
+//! AVX2 one. Single blocks and tails use 128-bit AES-NI.
 //!
 //! Key form: the AES-NI key form (standard schedule bytes, encryption and
 //! equivalent-inverse-cipher decryption keys), loaded once per call into
@@ -177,7 +182,7 @@ macro_rules! wide_rk {
             type BlockSize = U16;
         }
         impl<const NR: usize> ParBlocksSizeUser for $rk<NR> {
-            type ParBlocksSize = U64;
+            type ParBlocksSize = $chunk;
         }
     )*};
 }

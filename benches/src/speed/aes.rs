@@ -156,9 +156,9 @@ fn key_setup(ctx: &mut Ctx) {
 fn avx2_title(bits: usize) -> String {
     format!("AES-{bits}, AVX2 width vs RustCrypto VAES256")
 }
-const AVX2_THROUGH_CTR: &str = "aes-ct vaes, AVX2 width \u{a7}";
-const AVX2_OWN_CTR: &str = "aes-ct vaes, AVX2 width, aes_ct::Ctr32BE \u{a7}";
-const RC_VAES256: &str = "RustCrypto aes 0.9 VAES256 \u{a7}";
+const AVX2_THROUGH_CTR: &str = "aes-ct vaes, AVX2 width \u{b6}";
+const AVX2_OWN_CTR: &str = "aes-ct vaes, AVX2 width, aes_ct::Ctr32BE \u{b6}";
+const RC_VAES256: &str = "RustCrypto aes 0.9 VAES256 \u{b6}";
 
 /// Does this CPU have both VAES widths, so that the AVX2 one is only
 /// reachable by hiding AVX-512? (xtask builds `--avx2-build` only then.)
@@ -201,7 +201,7 @@ pub fn avx2_vs_vaes256(ctx: &mut Ctx) -> Result<(), String> {
     aes_ct::x86::vaes_limit_width(2);
     avx2_tables(ctx);
     ctx.note(
-        "\u{a7} AVX2 width: aes-ct `vaes` with its width hook at 2 lanes (256-bit vectors, what a \
+        "\u{b6} AVX2 width: aes-ct `vaes` with its width hook at 2 lanes (256-bit vectors, what a \
          CPU with VAES but no AVX-512 runs) and RustCrypto aes built by cargo xtask speed from a \
          scratch copy of its crates.io source whose AVX-512 check always fails (its x86_vaes256 \
          backend), both in that build.",
