@@ -162,7 +162,8 @@ fn runs(args: &[&String], suite: &str) -> bool {
 fn avx512_vaes() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("vaes")
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("vaes")
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
@@ -206,7 +207,12 @@ const AES_VAES256: Patch = Patch {
 /// against a patched copy of a peer's crates.io source (the version in
 /// `Cargo.lock`) with benches' `test-hooks`; returns its manifest.
 fn patched_workspace(dir: &Path, name: &str, patch: &Patch) -> Result<PathBuf, String> {
-    let Patch { krate, file, lines, hides } = patch;
+    let Patch {
+        krate,
+        file,
+        lines,
+        hides,
+    } = patch;
     let version = locked_version(krate)?;
     let copy = dir.join(format!("{krate}-{version}"));
     let stamp = copy.join(".speed-patched");
