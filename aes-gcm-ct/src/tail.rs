@@ -1,15 +1,16 @@
 //! The GHASH framing of a fused message, written once for every ISA: the
 //! input framing (8-block groups, then single blocks, then the zero-padded
-//! partial block: [`ghash_input`], and [`ghash_blocks`] for a long nonce's
+//! partial block: [`ghash_input`], and [`ghash_by_h1`] for a long nonce's
 //! J0), and the end of the message: the whole blocks left after a path's
 //! batches (one at a time), the zero-padded partial last block, the
-//! lengths block and the tag ([`finish`]). Byte-level; each path passes
-//! only its block functions (one AES block of the counter stream, one
-//! GHASH multiply by H), so the x86_64 `aesni-clmul` and the aarch64
-//! `armv8-pmull` loops share it. `armv8-pmull` writes its AAD loop out
-//! instead of calling [`ghash_input`]: through the closures its main loop
-//! is allocated worse (see there). The VAES paths finish in one
-//! vector pass of their own (`x86/vaes_clmul.rs`).
+//! lengths block and the tag ([`finish_with`]). Byte-level between block
+//! steps; each path implements [`Ops`] (load, store, XOR, byte reversal,
+//! one GHASH multiply) on its 128-bit vector type and passes its keystream
+//! function, so the x86_64 `aesni-clmul` and the aarch64 `armv8-pmull`
+//! loops share it. `armv8-pmull` writes its AAD loop out instead of
+//! calling [`ghash_input`]: through the closures its main loop is
+//! allocated worse (see there). The VAES paths finish in one vector pass
+//! of their own (`x86/vaes_clmul.rs`).
 //!
 //! Constant time: the loop bound and the partial block size are the public
 //! lengths; nothing branches on data.
@@ -19,6 +20,106 @@ use crate::Block;
 #[inline(always)]
 fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
     (u128::from_ne_bytes(a) ^ u128::from_ne_bytes(b)).to_ne_bytes()
+}
+
+/// The 128-bit block operations of a fused path's ISA, from which the
+/// framing written here makes the path's block functions.
+///
+/// # Safety
+/// Every method needs the path's CPU features: it is called only inside
+/// the path's target-feature functions, which inline it.
+pub(crate) trait Ops: Copy {
+    /// 16 bytes as a vector.
+    unsafe fn ld(p: &[u8; 16]) -> Self;
+    /// The vector as 16 bytes.
+    unsafe fn st(self) -> [u8; 16];
+    unsafe fn xor(self, b: Self) -> Self;
+    /// Byte reversal (a GCM block to POLYVAL order and back).
+    unsafe fn bswap(self) -> Self;
+    /// `self * h`, reduced (one POLYVAL multiply).
+    unsafe fn mul_h(self, h: Self) -> Self;
+    unsafe fn zero() -> Self;
+}
+
+/// Where a fused loop stopped: the message buffers, the bytes done, and
+/// the public lengths.
+///
+/// Contract of the functions taking it: `inp` is readable and `out`
+/// writable for `len` bytes (they may be equal), and `off <= len`.
+pub(crate) struct Rest {
+    inp: *const u8,
+    out: *mut u8,
+    off: usize,
+    len: usize,
+    aad_len: usize,
+    encrypt: bool,
+}
+
+impl Rest {
+    #[inline(always)]
+    pub(crate) fn new(
+        inp: *const u8,
+        out: *mut u8,
+        off: usize,
+        len: usize,
+        aad_len: usize,
+        encrypt: bool,
+    ) -> Self {
+        Rest {
+            inp,
+            out,
+            off,
+            len,
+            aad_len,
+            encrypt,
+        }
+    }
+}
+
+/// The end of a message (whole blocks left, the partial block, lengths and
+/// tag; [`finish`]) from the GHASH state `acc` and E_K(J0) `mask` in the
+/// path's vectors, `keystream(c)` = E_K(the counter block with counter
+/// word `c`) and `h1` = H (POLYVAL form). Returns the full tag.
+///
+/// # Safety
+/// [`Rest`]'s contract, and `V`'s CPU features.
+#[inline(always)]
+pub(crate) unsafe fn finish_with<V: Ops>(
+    rest: Rest,
+    acc: V,
+    mask: V,
+    ctr: u32,
+    h1: V,
+    keystream: impl Fn(u32) -> V,
+) -> Block {
+    // SAFETY: the caller's contract (the features; `rest`'s buffers).
+    unsafe {
+        finish(
+            rest,
+            acc.st(),
+            mask.st(),
+            ctr,
+            |c, x| V::ld(&x).xor(keystream(c)).st(),
+            |a, x| V::ld(&a).xor(V::ld(&x).bswap()).mul_h(h1).st(),
+            |a| V::ld(&a).bswap().st(),
+        )
+    }
+}
+
+/// GHASH (GCM bytes) of `data` zero-padded, then `lens`, one block at a
+/// time by H^1 (`h1`, POLYVAL form): J0 of a nonce that is not 96 bits.
+///
+/// # Safety
+/// `V`'s CPU features.
+#[inline(always)]
+pub(crate) unsafe fn ghash_by_h1<V: Ops>(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
+    // SAFETY: the caller's contract (the features).
+    unsafe {
+        let h = V::ld(h1);
+        let one = |acc: V, b: &[u8; 16]| acc.xor(V::ld(b).bswap()).mul_h(h);
+        let acc = ghash_blocks(V::zero(), data, one);
+        one(acc, &lens.0).bswap().st().into()
+    }
 }
 
 /// The GHASH state after `data`: `group(acc, g)` on each 128-byte group,
@@ -51,14 +152,14 @@ pub(crate) fn ghash_input<V: Copy>(
 
 /// [`ghash_input`] one block at a time (no powers of H at hand).
 #[inline(always)]
-pub(crate) fn ghash_blocks<V: Copy>(acc: V, data: &[u8], one: impl Fn(V, &[u8; 16]) -> V) -> V {
+fn ghash_blocks<V: Copy>(acc: V, data: &[u8], one: impl Fn(V, &[u8; 16]) -> V) -> V {
     let group = |a: V, g: &[u8; 128]| g.as_chunks::<16>().0.iter().fold(a, &one);
     ghash_input(acc, data, group, &one)
 }
 
-/// Finish a message whose first `off` bytes a fused loop has done.
+/// Finish a message whose first `rest.off` bytes a fused loop has done.
 ///
-/// The path passes its block functions (closures over its registers, so
+/// [`finish_with`] passes the path's block functions (closures over its registers, so
 /// the GHASH state stays in the path's own representation and every XOR
 /// in the loop runs in vector registers):
 /// * `acc`: the GHASH state so far (AAD and the first `off` bytes of
@@ -71,24 +172,25 @@ pub(crate) fn ghash_blocks<V: Copy>(acc: V, data: &[u8], one: impl Fn(V, &[u8; 1
 /// Returns the full 16-byte tag.
 ///
 /// # Safety
-/// `inp` is readable and `out` writable for `len` bytes (they may be
-/// equal), and `off <= len`.
-#[allow(clippy::too_many_arguments)]
+/// [`Rest`]'s contract.
 #[inline(always)]
-pub(crate) unsafe fn finish(
+unsafe fn finish(
+    rest: Rest,
     acc: [u8; 16],
     mask: [u8; 16],
     mut ctr: u32,
-    inp: *const u8,
-    out: *mut u8,
-    mut off: usize,
-    len: usize,
-    aad_len: usize,
-    encrypt: bool,
     crypt: impl Fn(u32, [u8; 16]) -> [u8; 16],
     absorb: impl Fn([u8; 16], [u8; 16]) -> [u8; 16],
     digest: impl Fn([u8; 16]) -> [u8; 16],
 ) -> Block {
+    let Rest {
+        inp,
+        out,
+        mut off,
+        len,
+        aad_len,
+        encrypt,
+    } = rest;
     let (mut acc, mut mask) = (acc, mask);
     // The input and output blocks: plaintext on one side, and secret
     // when the counter is (a long nonce); wiped once at the end.

@@ -53,10 +53,39 @@ fn encrypt_zero(rk: &[[u8; 16]; 15], nr: usize) -> [u8; 16] {
 /// time by H^1 (`h1`, POLYVAL form): J0 of a nonce that is not 96 bits.
 #[target_feature(enable = "neon,aes")]
 fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
-    let h = ld(h1);
-    let one = |acc, b: &[u8; 16]| reduce(mul(xor(acc, bswap(ld(b))), h));
-    let acc = super::tail::ghash_blocks(zero(), data, one);
-    st(bswap(one(acc, &lens.0))).into()
+    // SAFETY: this function's features are `Ops for V`'s.
+    unsafe { super::tail::ghash_by_h1::<V>(h1, data, lens) }
+}
+
+/// The shared framing's block operations (`tail.rs`). SAFETY (the trait's
+/// contract): called only from this file's target-feature functions,
+/// which have NEON and PMULL (`aes`).
+impl super::tail::Ops for V {
+    #[inline(always)]
+    unsafe fn ld(p: &[u8; 16]) -> Self {
+        ld(p)
+    }
+    #[inline(always)]
+    unsafe fn st(self) -> [u8; 16] {
+        st(self)
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        xor(self, b)
+    }
+    #[inline(always)]
+    unsafe fn bswap(self) -> Self {
+        bswap(self)
+    }
+    #[inline(always)]
+    unsafe fn mul_h(self, h: Self) -> Self {
+        // SAFETY: the trait's contract (PMULL).
+        unsafe { reduce(mul(self, h)) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        zero()
+    }
 }
 
 #[inline(always)]
@@ -303,25 +332,12 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     }
 
     // Whole blocks left, the partial block, lengths and tag: shared.
-    let h1 = hp[0];
-    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len.
+    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len; this
+    // function has `Ops for V`'s features.
     let tag = unsafe {
-        super::tail::finish(
-            st(acc),
-            st(mask),
-            ctr,
-            inp,
-            out,
-            off,
-            len,
-            aad.len(),
-            encrypt,
-            |c, x| st(xor(ld(&x), aes1(cblock(c)))),
-            |a, x| st(reduce(mul(xor(ld(&a), bswap(ld(&x))), h1))),
-            |a| st(bswap(ld(&a))),
-        )
+        let rest = super::tail::Rest::new(inp, out, off, len, aad.len(), encrypt);
+        super::tail::finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c)))
     };
-
     ct_dispatch::wipe::wipe(&mut rk);
     ct_dispatch::wipe::wipe(&mut hp);
     tag

@@ -60,10 +60,32 @@ pub(super) fn encrypt_zero(rk: &[[u8; 16]; 15], nr: usize) -> [u8; 16] {
 /// time by H^1 (`h1`, POLYVAL form): J0 of a nonce that is not 96 bits.
 #[target_feature(enable = "sse2,ssse3,pclmulqdq")]
 pub(super) fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
-    let h = ld(h1);
-    let one = |acc, b: &[u8; 16]| reduce(mul(_mm_xor_si128(acc, bswap(ld(b))), h));
-    let acc = super::tail::ghash_blocks(_mm_setzero_si128(), data, one);
-    st(bswap(one(acc, &lens.0))).into()
+    // SAFETY: this function's features are `Ops for __m128i`'s.
+    unsafe { super::tail::ghash_by_h1::<__m128i>(h1, data, lens) }
+}
+
+/// The shared framing's block operations (`tail.rs`). SAFETY (the trait's
+/// contract): called only from this file's target-feature functions,
+/// which have SSSE3 and PCLMULQDQ.
+impl super::tail::Ops for __m128i {
+    ct_dispatch::intrinsic_methods! {
+        fn xor(self, Self) = _mm_xor_si128;
+        fn bswap(self) = bswap;
+        fn zero() = _mm_setzero_si128;
+    }
+    #[inline(always)]
+    unsafe fn ld(p: &[u8; 16]) -> Self {
+        ld(p)
+    }
+    #[inline(always)]
+    unsafe fn st(self) -> [u8; 16] {
+        st(self)
+    }
+    #[inline(always)]
+    unsafe fn mul_h(self, h: Self) -> Self {
+        // SAFETY: the trait's contract (PCLMULQDQ).
+        unsafe { reduce(mul(self, h)) }
+    }
 }
 
 #[inline(always)]
@@ -287,25 +309,12 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     }
 
     // Whole blocks left, the partial block, lengths and tag: shared.
-    let h1 = hp[0];
-    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len.
+    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len; this
+    // function has `Ops for __m128i`'s features.
     let tag = unsafe {
-        super::tail::finish(
-            st(acc),
-            st(mask),
-            ctr,
-            inp,
-            out,
-            off,
-            len,
-            aad.len(),
-            encrypt,
-            |c, x| st(_mm_xor_si128(ld(&x), aes1(cblock(c)))),
-            |a, x| st(reduce(mul(_mm_xor_si128(ld(&a), bswap(ld(&x))), h1))),
-            |a| st(bswap(ld(&a))),
-        )
+        let rest = super::tail::Rest::new(inp, out, off, len, aad.len(), encrypt);
+        super::tail::finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c)))
     };
-
     ct_dispatch::wipe::wipe(&mut rk);
     ct_dispatch::wipe::wipe(&mut hp);
     tag
