@@ -17,7 +17,7 @@
 //! so the 16 xmm registers hold the AES states; decryption hashes the
 //! current iteration's input ciphertext. The blocks after the last batch,
 //! the partial block, the lengths block and the tag go through the shared
-//! byte-level `super::tail::finish` (one block at a time).
+//! byte-level `super::tail::finish_with` (one block at a time).
 //!
 //! Cost per 8 blocks: 8 x NR `aesenc` + 32 + 2 `pclmulqdq`; at setup 7
 //! multiplications for the powers.
