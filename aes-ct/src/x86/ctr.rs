@@ -95,7 +95,7 @@ impl<V: Lanes, const NR: usize> State<V, NR> {
 /// rest (8, 4, 2 or 1 vectors: the fewest that cover it).
 #[inline(always)]
 unsafe fn ctr_loop<V: Lanes, const NR: usize>(
-    rk: &[__m128i; 15],
+    rk: &[[u8; 16]; 15],
     nonce: &[u8; 12],
     ctr: u32,
     blocks: InOutBuf<'_, '_, Block>,
@@ -107,15 +107,16 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     // (the `Lanes` contract); every pointer below is `inp`/`out` plus at
     // most `n` blocks, inside `blocks`.
     unsafe {
-        let k0 = V::bcast(rk[0]);
+        // The round keys loaded once, straight into their broadcast form
+        // (the one stack copy, wiped below).
         let mut st = State::<V, NR> {
-            k: [k0; 15],
+            k: [V::splat(0); 15],
             cur: V::ramp(_mm_loadu_si128(first.as_ptr().cast())),
             step: V::step(),
             bswap: V::tab(&BSWAP_CTR),
         };
         for (k, r) in st.k.iter_mut().zip(rk).take(NR + 1) {
-            *k = V::bcast(*r);
+            *k = V::bcast(_mm_loadu_si128(r.as_ptr().cast()));
         }
         let n = blocks.len();
         // Both pointers straight from the buffer (no reference made): in
@@ -161,12 +162,10 @@ macro_rules! entry {
             ctr: u32,
             blocks: InOutBuf<'_, '_, Block>,
         ) {
-            let mut k = load_keys(rk);
             // SAFETY: this function is compiled with the features the
             // width's `Lanes` methods need, the token proves the CPU has
             // them, and the pointers `ctr_loop` forms stay inside `blocks`.
-            unsafe { ctr_loop::<$v, NR>(&k, nonce, ctr, blocks) };
-            wipe(&mut k);
+            unsafe { ctr_loop::<$v, NR>(rk, nonce, ctr, blocks) };
         }
     };
 }
@@ -187,16 +186,3 @@ entry!(
     ctr512, super::vaes::Vaes, "aes,vaes,avx512f,avx512bw", __m512i
 );
 
-/// The round keys in registers (SSE2 loads).
-#[inline(always)]
-fn load_keys(rk: &[[u8; 16]; 15]) -> [__m128i; 15] {
-    // SAFETY: 16 readable bytes each, unaligned loads; SSE2 is there
-    // wherever an AES-NI or VAES token exists.
-    core::array::from_fn(|i| unsafe { _mm_loadu_si128(rk[i].as_ptr().cast()) })
-}
-
-/// Overwrite the stack copy of the round keys.
-#[inline(always)]
-fn wipe(k: &mut [__m128i; 15]) {
-    ct_dispatch::wipe::wipe(k);
-}
