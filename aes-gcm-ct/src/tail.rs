@@ -26,13 +26,25 @@ fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
 /// framing written here makes the path's block functions.
 ///
 /// # Safety
-/// Every method needs the path's CPU features: it is called only inside
-/// the path's target-feature functions, which inline it.
-pub(crate) trait Ops: Copy {
+/// `Self` is a 16-byte vector of plain bits (every bit pattern valid), so
+/// the loads and stores below are moves of its bytes; every method needs
+/// the path's CPU features: it is called only inside the path's
+/// target-feature functions, which inline it.
+pub(crate) unsafe trait Ops: Copy {
     /// 16 bytes as a vector.
-    unsafe fn ld(p: &[u8; 16]) -> Self;
+    #[inline(always)]
+    unsafe fn ld(p: &[u8; 16]) -> Self {
+        const { assert!(size_of::<Self>() == 16) };
+        // SAFETY: 16 readable bytes; `Self` is 16 bytes of plain bits.
+        unsafe { core::ptr::read_unaligned(p.as_ptr().cast()) }
+    }
     /// The vector as 16 bytes.
-    unsafe fn st(self) -> [u8; 16];
+    #[inline(always)]
+    unsafe fn st(self) -> [u8; 16] {
+        const { assert!(size_of::<Self>() == 16) };
+        // SAFETY: `Self` is 16 bytes of plain bits.
+        unsafe { core::mem::transmute_copy(&self) }
+    }
     unsafe fn xor(self, b: Self) -> Self;
     /// Byte reversal (a GCM block to POLYVAL order and back).
     unsafe fn bswap(self) -> Self;
@@ -41,40 +53,21 @@ pub(crate) trait Ops: Copy {
     unsafe fn zero() -> Self;
 }
 
-/// Where a fused loop stopped: the message buffers, the bytes done, and
-/// the public lengths.
+/// Where a fused loop stopped: the input and output pointers, the bytes
+/// done (`off`), the text length, the AAD length and the direction
+/// (`true`: encrypt), in that order.
 ///
-/// Contract of the functions taking it: `inp` is readable and `out`
-/// writable for `len` bytes (they may be equal), and `off <= len`.
-pub(crate) struct Rest {
-    inp: *const u8,
-    out: *mut u8,
-    off: usize,
-    len: usize,
-    aad_len: usize,
-    encrypt: bool,
-}
-
-impl Rest {
-    #[inline(always)]
-    pub(crate) fn new(
-        inp: *const u8,
-        out: *mut u8,
-        off: usize,
-        len: usize,
-        aad_len: usize,
-        encrypt: bool,
-    ) -> Self {
-        Rest {
-            inp,
-            out,
-            off,
-            len,
-            aad_len,
-            encrypt,
-        }
-    }
-}
+/// Contract of the functions taking it: the input is readable and the
+/// output writable for the text length (they may be equal), and `off` is
+/// at most that length.
+pub(crate) struct Rest(
+    pub(crate) *const u8,
+    pub(crate) *mut u8,
+    pub(crate) usize,
+    pub(crate) usize,
+    pub(crate) usize,
+    pub(crate) bool,
+);
 
 /// The end of a message (whole blocks left, the partial block, lengths and
 /// tag; [`finish`]) from the GHASH state `acc` and E_K(J0) `mask` in the
@@ -183,14 +176,7 @@ unsafe fn finish(
     absorb: impl Fn([u8; 16], [u8; 16]) -> [u8; 16],
     digest: impl Fn([u8; 16]) -> [u8; 16],
 ) -> Block {
-    let Rest {
-        inp,
-        out,
-        mut off,
-        len,
-        aad_len,
-        encrypt,
-    } = rest;
+    let Rest(inp, out, mut off, len, aad_len, encrypt) = rest;
     let (mut acc, mut mask) = (acc, mask);
     // The input and output blocks: plaintext on one side, and secret
     // when the counter is (a long nonce); wiped once at the end.

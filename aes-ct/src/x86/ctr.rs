@@ -185,4 +185,3 @@ entry!(
     /// blocks in flight.
     ctr512, super::vaes::Vaes, "aes,vaes,avx512f,avx512bw", __m512i
 );
-

@@ -57,18 +57,10 @@ fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
     unsafe { super::tail::ghash_by_h1::<V>(h1, data, lens) }
 }
 
-/// The shared framing's block operations (`tail.rs`). SAFETY (the trait's
-/// contract): called only from this file's target-feature functions,
-/// which have NEON and PMULL (`aes`).
-impl super::tail::Ops for V {
-    #[inline(always)]
-    unsafe fn ld(p: &[u8; 16]) -> Self {
-        ld(p)
-    }
-    #[inline(always)]
-    unsafe fn st(self) -> [u8; 16] {
-        st(self)
-    }
+// SAFETY: `V` (`uint8x16_t`) is 16 bytes of plain bits; the methods are
+// called only from this file's target-feature functions, which have NEON
+// and PMULL (`aes`) (the trait's contract).
+unsafe impl super::tail::Ops for V {
     #[inline(always)]
     unsafe fn xor(self, b: Self) -> Self {
         xor(self, b)
@@ -335,7 +327,7 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len; this
     // function has `Ops for V`'s features.
     let tag = unsafe {
-        let rest = super::tail::Rest::new(inp, out, off, len, aad.len(), encrypt);
+        let rest = super::tail::Rest(inp, out, off, len, aad.len(), encrypt);
         super::tail::finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c)))
     };
     ct_dispatch::wipe::wipe(&mut rk);

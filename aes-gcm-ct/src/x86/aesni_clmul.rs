@@ -64,22 +64,14 @@ pub(super) fn ghash_by_h1(h1: &[u8; 16], data: &[u8], lens: &Block) -> Block {
     unsafe { super::tail::ghash_by_h1::<__m128i>(h1, data, lens) }
 }
 
-/// The shared framing's block operations (`tail.rs`). SAFETY (the trait's
-/// contract): called only from this file's target-feature functions,
-/// which have SSSE3 and PCLMULQDQ.
-impl super::tail::Ops for __m128i {
+// SAFETY: `__m128i` is 16 bytes of plain bits; the methods are called
+// only from this file's target-feature functions, which have SSSE3 and
+// PCLMULQDQ (the trait's contract).
+unsafe impl super::tail::Ops for __m128i {
     ct_dispatch::intrinsic_methods! {
         fn xor(self, Self) = _mm_xor_si128;
         fn bswap(self) = bswap;
         fn zero() = _mm_setzero_si128;
-    }
-    #[inline(always)]
-    unsafe fn ld(p: &[u8; 16]) -> Self {
-        ld(p)
-    }
-    #[inline(always)]
-    unsafe fn st(self) -> [u8; 16] {
-        st(self)
     }
     #[inline(always)]
     unsafe fn mul_h(self, h: Self) -> Self {
@@ -312,7 +304,7 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len; this
     // function has `Ops for __m128i`'s features.
     let tag = unsafe {
-        let rest = super::tail::Rest::new(inp, out, off, len, aad.len(), encrypt);
+        let rest = super::tail::Rest(inp, out, off, len, aad.len(), encrypt);
         super::tail::finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c)))
     };
     ct_dispatch::wipe::wipe(&mut rk);
