@@ -152,9 +152,9 @@ fn ghash_blocks<V: Copy>(acc: V, data: &[u8], one: impl Fn(V, &[u8; 16]) -> V) -
 
 /// Finish a message whose first `rest.off` bytes a fused loop has done.
 ///
-/// [`finish_with`] passes the path's block functions (closures over its registers, so
-/// the GHASH state stays in the path's own representation and every XOR
-/// in the loop runs in vector registers):
+/// [`finish_with`] passes the path's block functions (closures over its
+/// registers, so the GHASH state stays in the path's own representation
+/// and every XOR in the loop runs in vector registers):
 /// * `acc`: the GHASH state so far (AAD and the first `off` bytes of
 ///   ciphertext), in the path's representation;
 /// * `crypt(c, x)`: `x` XOR E_K(the counter block with counter word `c`);
