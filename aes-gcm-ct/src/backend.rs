@@ -235,10 +235,10 @@ pub(crate) trait Engine {
     type Key: Clone;
     /// CPU check (cached by `ct_dispatch::x86` or `cpufeatures`).
     fn available() -> bool;
-    /// The key form with no key in it yet, for [`Engine::fill_key`]; `None`
-    /// if the CPU cannot run this path. A `Key` is made only here, after
-    /// the CPU check, which the path's functions rely on.
-    fn empty_key() -> Option<Self::Key>;
+    /// The key form with no key in it yet, for [`Engine::fill_key`]. It
+    /// enters a key only through `Fused::write_empty`, after
+    /// [`Engine::available`]: the path's functions rely on that check.
+    const EMPTY: Self::Key;
     /// Fill `key` where it lies: the round keys written by `round_keys`
     /// (which returns the number of rounds, `None` leaving the key empty),
     /// then H = E_K(0) and its powers, with the path's own instructions.
@@ -299,19 +299,30 @@ macro_rules! backends {
         }
 
         impl Fused {
-            /// The empty key form of fused path `backend`, to be filled in
-            /// place by [`Fused::fill`]; `None` for a path that is not
-            /// fused or that this CPU cannot run.
+            /// Write `wrap` of fused path `backend`'s empty key form (to be
+            /// filled in place by [`Fused::fill`]) into `slot`, or give the
+            /// slot back untouched for a path that is not fused or that this
+            /// CPU cannot run. The one place a fused key form is made, after
+            /// the path's CPU check. One expression written into its final
+            /// place: a key form returned through `Option` and each layer
+            /// above it is zeroed once and then copied once per layer.
             #[cfg(feature = "aes")]
             #[inline(always)]
-            pub(crate) fn empty(backend: Backend) -> Option<Self> {
+            #[allow(unused_variables, reason = "targets without a fused path")]
+            pub(crate) fn write_empty<T>(
+                backend: Backend,
+                slot: &mut core::mem::MaybeUninit<T>,
+                wrap: impl FnOnce(Self) -> T,
+            ) -> Result<&mut T, &mut core::mem::MaybeUninit<T>> {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        Backend::$variant => <$engine as Engine>::empty_key().map(Fused::$variant),
+                        Backend::$variant if <$engine as Engine>::available() => {
+                            Ok(slot.write(wrap(Fused::$variant(<$engine as Engine>::EMPTY))))
+                        }
                     )*
                     #[allow(unreachable_patterns)]
-                    _ => None,
+                    _ => Err(slot),
                 }
             }
 
@@ -444,11 +455,13 @@ pub(crate) const SETUP_SCRUB: usize = 8 * 1024;
 /// [`SETUP_SCRUB`] for a key on a fused path, built in place from the
 /// round keys and its own H powers in one frame: a scrub is a share of
 /// key setup's cost, so these keys pay only their own depth. That depth
-/// is 1 KiB in optimised builds and 2 KiB in unoptimised ones, whose
-/// frames are deeper; `debug_assertions` stands for the latter (the dev
+/// is 1 KiB in optimised builds and 4 KiB in unoptimised ones, whose
+/// frames keep each inlined layer's temporaries (the empty key form
+/// written in place is one per layer there); `debug_assertions` stands for
+/// the latter (the dev
 /// and test profiles), so a release build with debug assertions only pays
 /// the deeper scrub. `ct-check`'s dead-stack test checks both profiles.
-pub(crate) const FUSED_SETUP_SCRUB: usize = if cfg!(debug_assertions) { 2048 } else { 1024 };
+pub(crate) const FUSED_SETUP_SCRUB: usize = if cfg!(debug_assertions) { 4096 } else { 1024 };
 
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's
@@ -469,7 +482,7 @@ pub(crate) struct FusedKey<const N: usize> {
 #[cfg(feature = "aes")]
 #[allow(dead_code, reason = "targets without a fused path")]
 impl<const N: usize> FusedKey<N> {
-    /// No key yet: what a path's `empty_key` hands out.
+    /// No key yet: every path's `Engine::EMPTY`.
     pub(crate) const EMPTY: Self = Self {
         nr: 0,
         rk: [[0; 16]; 15],

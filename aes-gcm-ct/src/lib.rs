@@ -85,7 +85,8 @@ macro_rules! by_rounds {
 
 /// The `backend::Engine` impl of a fused path (the same glue for each):
 /// `$check` is its CPU check; its (target-feature) functions, which run
-/// only after `$check` passed (a `Key` is only made by `empty_key`):
+/// only after `$check` passed (a `Key` reaches a path only through
+/// `Fused::write_empty`, which runs the check first):
 /// `$encrypt(rk, nr)` is E_K(0), `$powers(h1, &mut key.h)` the power
 /// computation, `$crypt::<NR>(key, j0, aad, buf, encrypt)` the message
 /// function, and `$ghash(&key.h[$h1], data, lens)` GHASH by H^1 (`key.h`'s
@@ -104,10 +105,7 @@ macro_rules! fused_engine {
                 $check
             }
 
-            #[inline(always)]
-            fn empty_key() -> Option<Key> {
-                $check.then_some(Key::EMPTY)
-            }
+            const EMPTY: Key = Key::EMPTY;
 
             fn fill_key(
                 key: &mut Key,
@@ -115,8 +113,8 @@ macro_rules! fused_engine {
             ) {
                 key.fill(
                     round_keys,
-                    // SAFETY: a `Key` is only made by `empty_key`, after the
-                    // CPU check.
+                    // SAFETY: a `Key` reaches a path only through
+                    // `Fused::write_empty`, after the CPU check.
                     |rk, nr| unsafe { $encrypt(rk, nr) },
                     // SAFETY: as for `$encrypt`.
                     |h1, out| unsafe { $powers(h1, out) },
@@ -124,8 +122,8 @@ macro_rules! fused_engine {
             }
 
             fn crypt(key: &Key, msg: crate::Msg<'_, '_, '_>) -> crate::Block {
-                // SAFETY: a `Key` is only made by `empty_key`, after the CPU
-                // check.
+                // SAFETY: a `Key` reaches a path only through
+                // `Fused::write_empty`, after the CPU check.
                 unsafe { by_rounds!(key.nr, $crypt(key, msg)) }
             }
 
@@ -157,7 +155,11 @@ use cipher::{
     array::{Array, ArraySize},
     consts::U16,
 };
-use core::{fmt, marker::PhantomData, mem::ManuallyDrop};
+use core::{
+    fmt,
+    marker::PhantomData,
+    mem::{ManuallyDrop, MaybeUninit},
+};
 use ct_dispatch::wipe::{wipe, wipe_bytes};
 use ghash_ct::GHashKey;
 
@@ -307,7 +309,7 @@ where
     fn new(key: &Key<Self>) -> Self {
         let backend = backend::choose(backend::aes_ct_backend_of_new::<Aes>());
         ct_dispatch::wipe::scrubbed_by::<_, { backend::FUSED_SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
-            || Self::start_auto(key, backend),
+            |slot| Self::start_auto(slot, key, backend),
             |gcm| gcm.fill_fused(key),
             Self::is_fused,
         )
@@ -326,7 +328,11 @@ where
     /// the generic path.
     #[inline(always)]
     fn from(cipher: Aes) -> Self {
-        ct_dispatch::wipe::scrubbed::<_, { backend::SETUP_SCRUB }>(|| Self::from_cipher(cipher))
+        ct_dispatch::wipe::scrubbed_by::<_, { backend::SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
+            |slot| Self::from_cipher(slot, cipher),
+            |_| {},
+            |_| false,
+        )
     }
 }
 
@@ -344,28 +350,49 @@ where
         }
     }
 
+    /// A key on fused path `f`.
+    #[cfg(feature = "aes")]
+    #[inline(always)]
+    fn fused(f: Fused) -> Self {
+        Self::with_path(Path::Fused(f))
+    }
+
+    /// Fill a fused path's key form where it lies, its round keys written
+    /// by `round_keys` (`Fused::fill`); nothing on the other paths.
+    #[cfg(feature = "aes")]
+    #[inline(always)]
+    fn fill_fused_with(&mut self, round_keys: impl FnOnce(&mut [[u8; 16]; 15]) -> Option<usize>) {
+        if let Path::Fused(f) = &mut *self.path {
+            f.fill(round_keys);
+        }
+    }
+
     /// Is this key on a fused path? (Its constructor's scrub depth.)
     #[inline(always)]
     fn is_fused(&self) -> bool {
         matches!(*self.path, Path::Fused(_))
     }
 
-    fn from_cipher(cipher: Aes) -> Self {
+    /// `From<Aes>`'s key written into `slot`: the fused path over the
+    /// cipher's round keys where `choose` picks one, else the cipher's own.
+    #[inline(always)]
+    fn from_cipher(slot: &mut MaybeUninit<Self>, cipher: Aes) -> &mut Self {
         let path = backend::choose(backend::aes_ct_backend(&cipher));
         #[cfg(feature = "aes")]
-        if let Some(rk) = backend::round_keys_of(&cipher).flatten()
-            && let Some(f) = Fused::empty(path)
-        {
-            let mut gcm = Self::with_path(Path::Fused(f));
-            if let Path::Fused(f) = &mut *gcm.path {
-                f.fill(|out| {
-                    *out = *rk.as_array();
-                    Some(rk.rounds())
-                });
-            }
-            return gcm;
-        }
-        Self::cipher_path(cipher, path)
+        let slot = match backend::round_keys_of(&cipher).flatten() {
+            Some(rk) => match Fused::write_empty(path, slot, Self::fused) {
+                Ok(gcm) => {
+                    gcm.fill_fused_with(|out| {
+                        *out = *rk.as_array();
+                        Some(rk.rounds())
+                    });
+                    return gcm;
+                }
+                Err(slot) => slot,
+            },
+            None => slot,
+        };
+        slot.write(Self::cipher_path(cipher, path))
     }
 
     /// The key of a path that runs the cipher: `ctr-ghash` if `backend` is
@@ -440,7 +467,7 @@ where
     #[inline(always)]
     pub fn new_with_backend(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
         ct_dispatch::wipe::scrubbed_by::<_, { backend::FUSED_SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
-            || Self::start(key, backend),
+            |slot| Self::start(slot, key, backend),
             |gcm| {
                 if let Ok(gcm) = gcm {
                     gcm.fill_fused(key);
@@ -450,13 +477,21 @@ where
         )
     }
 
-    /// The empty key form of fused path `backend` for a key of `key`'s
-    /// length, if there is one (an AES key length, a fused path this CPU
-    /// runs).
+    /// `wrap` of fused path `backend`'s empty key form written into
+    /// `slot`, if there is one for a key of `key`'s length (an AES key
+    /// length, a fused path this CPU runs); else the slot back.
     #[cfg(feature = "aes")]
     #[inline(always)]
-    fn empty_fused(key: &Key<Self>, backend: Backend) -> Option<Fused> {
-        aes_ct::hazmat::RoundKeys::rounds_for(key.len()).and_then(|_| Fused::empty(backend))
+    fn write_fused<'s, T>(
+        slot: &'s mut MaybeUninit<T>,
+        key: &Key<Self>,
+        backend: Backend,
+        wrap: impl FnOnce(Fused) -> T,
+    ) -> Result<&'s mut T, &'s mut MaybeUninit<T>> {
+        match aes_ct::hazmat::RoundKeys::rounds_for(key.len()) {
+            Some(_) => Fused::write_empty(backend, slot, wrap),
+            None => Err(slot),
+        }
     }
 
     /// A fused path's key form filled in where it lies from `key` (the
@@ -464,40 +499,49 @@ where
     #[inline(always)]
     fn fill_fused(&mut self, key: &Key<Self>) {
         #[cfg(feature = "aes")]
-        if let Path::Fused(f) = &mut *self.path {
-            f.fill(|rk| aes_ct::hazmat::RoundKeys::expand_into(key, rk));
-        }
+        self.fill_fused_with(|rk| aes_ct::hazmat::RoundKeys::expand_into(key, rk));
         #[cfg(not(feature = "aes"))]
         let _ = key;
     }
 
-    /// The key of path `backend` (which passed its CPU check), else of the
-    /// generic path: a fused path's empty key form (for `fill_fused`), or
-    /// the generic or `ctr-ghash` key whole.
+    /// Into `slot`, the key of path `backend` (which passed its CPU
+    /// check), else of the generic path: a fused path's empty key form
+    /// (for `fill_fused`), or the generic or `ctr-ghash` key whole.
     #[inline(always)]
-    fn start_auto(key: &Key<Self>, backend: Backend) -> Self {
+    fn start_auto<'s>(
+        slot: &'s mut MaybeUninit<Self>,
+        key: &Key<Self>,
+        backend: Backend,
+    ) -> &'s mut Self {
         #[cfg(feature = "aes")]
-        if let Some(f) = Self::empty_fused(key, backend) {
-            return Self::with_path(Path::Fused(f));
-        }
-        Self::cipher_path(Aes::new(key), backend)
+        let slot = match Self::write_fused(slot, key, backend, Self::fused) {
+            Ok(gcm) => return gcm,
+            Err(slot) => slot,
+        };
+        slot.write(Self::cipher_path(Aes::new(key), backend))
     }
 
-    /// The key of path `backend`: a fused path's empty key form (for
-    /// `fill_fused`; no cipher is made), or the cipher and ghash-ct's key.
-    fn start(key: &Key<Self>, backend: Backend) -> Result<Self, UnsupportedBackend> {
+    /// Into `slot`, the key of path `backend`: a fused path's empty key
+    /// form (for `fill_fused`; no cipher is made), or the cipher and
+    /// ghash-ct's key; or the error.
+    #[inline(always)]
+    fn start<'s>(
+        slot: &'s mut MaybeUninit<Result<Self, UnsupportedBackend>>,
+        key: &Key<Self>,
+        backend: Backend,
+    ) -> &'s mut Result<Self, UnsupportedBackend> {
         let unsupported = Err(UnsupportedBackend(backend));
         if backend != Backend::Generic && !backend::is_aes_ct::<Aes>() {
-            return unsupported;
+            return slot.write(unsupported);
         }
         #[cfg(feature = "aes")]
         if backend != Backend::CtrGhash && backend != Backend::Generic {
-            return match Self::empty_fused(key, backend) {
-                Some(f) => Ok(Self::with_path(Path::Fused(f))),
-                None => unsupported,
+            return match Self::write_fused(slot, key, backend, |f| Ok(Self::fused(f))) {
+                Ok(gcm) => gcm,
+                Err(slot) => slot.write(unsupported),
             };
         }
-        Ok(Self::cipher_path(Aes::new(key), backend))
+        slot.write(Ok(Self::cipher_path(Aes::new(key), backend)))
     }
 }
 

@@ -638,29 +638,40 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
         );
     }
 
+    // Every path by `new_with_backend`, and the detected one by the two
+    // constructors a drop-in user calls (`KeyInit::new`, `From` a cipher),
+    // which build their key forms each their own way.
     macro_rules! gcm {
-        ($t:ty, $n:expr) => {
+        ($t:ty, $aes:ty, $n:expr) => {
+            let k = key($n, 19);
+            let k: &aes_gcm_ct::Key<$t> = k.as_slice().try_into().unwrap();
+            let seal = |g: &$t| {
+                let mut buf = [0x3cu8; 1029];
+                let tag =
+                    g.encrypt_inout_detached(&[7u8; 12].into(), b"aad", buf.as_mut_slice().into());
+                core::hint::black_box((&buf, &tag));
+            };
             for b in aes_gcm_ct::Backend::available() {
-                let k = key($n, 19);
-                let k: &aes_gcm_ct::Key<$t> = k.as_slice().try_into().unwrap();
                 key_case!(
                     format!("{} on {b}", stringify!($t)),
                     || <$t>::new_with_backend(k, b).unwrap(),
-                    |g| {
-                        let mut buf = [0x3cu8; 1029];
-                        let tag = g.encrypt_inout_detached(
-                            &[7u8; 12].into(),
-                            b"aad",
-                            buf.as_mut_slice().into(),
-                        );
-                        core::hint::black_box((&buf, &tag));
-                    }
+                    |g| { seal(&g) }
                 );
             }
+            key_case!(
+                format!("{} by KeyInit::new", stringify!($t)),
+                || <$t as aes_gcm_ct::KeyInit>::new(k),
+                |g| { seal(&g) }
+            );
+            key_case!(
+                format!("{} from {}", stringify!($t), stringify!($aes)),
+                || <$t>::from(<$aes as aes_ct::cipher::KeyInit>::new(k)),
+                |g| { seal(&g) }
+            );
         };
     }
-    gcm!(Aes128Gcm, 16);
-    gcm!(Aes256Gcm, 32);
+    gcm!(Aes128Gcm, aes_ct::Aes128, 16);
+    gcm!(Aes256Gcm, aes_ct::Aes256, 32);
 
     for b in adiantum_ct::Backend::available() {
         let k: [u8; 32] = key(32, 23).try_into().unwrap();

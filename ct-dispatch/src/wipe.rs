@@ -204,7 +204,7 @@ pub fn scrubbed<R, const N: usize>(f: impl FnOnce() -> R) -> R {
 /// through; built in place it is copied once, into the return place.
 #[inline(always)]
 pub fn scrubbed_with<R, const N: usize>(init: impl FnOnce() -> R, fill: impl FnOnce(&mut R)) -> R {
-    scrubbed_by::<R, N, N>(init, fill, |_| false)
+    scrubbed_by::<R, N, N>(|slot| slot.write(init()), fill, |_| false)
 }
 
 /// [`scrubbed_with`] for a constructor whose depth depends on what it
@@ -213,9 +213,15 @@ pub fn scrubbed_with<R, const N: usize>(init: impl FnOnce() -> R, fill: impl FnO
 /// and a GHASH key through several layers) then pays the deep scrub only
 /// on the deep paths. `shallow` may look at which path was built (public:
 /// it follows from the CPU), never at key material.
+///
+/// `init` writes the value into the slot it is given (`slot.write(..)`)
+/// and returns it: a value written there as one expression is built in
+/// place, where one returned by value through `Option`, an enum variant
+/// and `Result` is copied at each layer (cost only: `init` writes no key
+/// material, `fill` does).
 #[inline(always)]
 pub fn scrubbed_by<R, const S: usize, const N: usize>(
-    init: impl FnOnce() -> R,
+    init: impl FnOnce(&mut core::mem::MaybeUninit<R>) -> &mut R,
     fill: impl FnOnce(&mut R),
     shallow: impl FnOnce(&R) -> bool,
 ) -> R {
@@ -240,10 +246,10 @@ pub fn scrubbed_by<R, const S: usize, const N: usize>(
 #[inline(never)]
 fn build_into<R>(
     slot: &mut core::mem::MaybeUninit<R>,
-    init: impl FnOnce() -> R,
+    init: impl FnOnce(&mut core::mem::MaybeUninit<R>) -> &mut R,
     fill: impl FnOnce(&mut R),
 ) {
-    fill(slot.write(init()));
+    fill(init(slot));
 }
 
 /// Zero `N` bytes of the stack below the caller's frame (a local array of
