@@ -217,8 +217,11 @@ pub(crate) fn choose(aes: Option<AesBackend>) -> Backend {
 /// own selection does?
 #[cfg(feature = "aes")]
 fn keeps_detected_class(a: aes_ct::Backend) -> bool {
+    let detected = aes_ct::Backend::detected();
+    // The first test is the common case (every `new` of an aes-ct type)
+    // and spares key setup the two name matches.
     let hw = aes_ct::hazmat::uses_aes_instructions;
-    hw(a) == hw(aes_ct::Backend::detected())
+    a == detected || hw(a) == hw(detected)
 }
 
 /// Does the `--cfg aes_gcm_ct_backend` narrowing (if any) allow `b`?
