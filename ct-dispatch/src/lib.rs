@@ -35,6 +35,9 @@
 ///     fn store(p: *mut u8, v) = _mm256_storeu_si256;  // the pointer is cast
 ///     fn xor(self, Self) = _mm256_xor_si256;
 ///     fn bsl8(self) = _mm256_bslli_epi128::<8>;
+///     fn rev(self, self) = _mm256_permute2x128_si256::<1>; // both operands self
+///     fn hi(self) -> __m128i = _mm256_extracti128_si256::<1>; // another type
+///     fn clmul<const I: i32>(self, Self) = _mm256_clmulepi64_epi128; // ::<I>
 /// }
 /// ```
 ///
@@ -68,6 +71,30 @@ macro_rules! intrinsic_methods {
         unsafe fn $name(self, o: Self) -> Self {
             // SAFETY: the trait's contract gives the CPU features.
             unsafe { $intr $(::<$imm>)? (self, o) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident<const $g:ident: $gt:ty>(self, Self) = $intr:ident; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name<const $g: $gt>(self, o: Self) -> Self {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr::<$g>(self, o) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident(self, self) = $intr:ident $(::<$imm:literal>)?; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name(self) -> Self {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr $(::<$imm>)? (self, self) }
+        }
+        $crate::intrinsic_methods!($($rest)*);
+    };
+    (fn $name:ident(self) -> $r:ty = $intr:ident $(::<$imm:literal>)?; $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name(self) -> $r {
+            // SAFETY: the trait's contract gives the CPU features.
+            unsafe { $intr $(::<$imm>)? (self) }
         }
         $crate::intrinsic_methods!($($rest)*);
     };

@@ -44,9 +44,19 @@ pub(super) trait Lanes: Copy {
     unsafe fn dec(self, k: Self) -> Self;
     unsafe fn declast(self, k: Self) -> Self;
     /// Lanes `first, first + 1, ...` (counter word of each lane stepped).
-    unsafe fn ramp(first: __m128i) -> Self;
+    #[inline(always)]
+    unsafe fn ramp(first: __m128i) -> Self {
+        /// Dword 3 (the counter word) of lane i = i.
+        const RAMP: [u32; 16] = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3];
+        // SAFETY: the trait's contract; `RAMP` holds 64 >= 16 W bytes.
+        unsafe { Self::bcast(first).add32(Self::loadu(RAMP.as_ptr().cast())) }
+    }
     /// Every lane's counter word = `W` (the step from vector to vector).
-    unsafe fn step() -> Self;
+    #[inline(always)]
+    unsafe fn step() -> Self {
+        // SAFETY: the trait's contract (SSE2 is in every width's features).
+        unsafe { Self::bcast(_mm_set_epi32(Self::W as i32, 0, 0, 0)) }
+    }
     /// Lane `i` (< W).
     unsafe fn lane(self, i: usize) -> __m128i;
 
@@ -129,15 +139,6 @@ lanes! {
             k
         }
         #[inline(always)]
-        unsafe fn ramp(first: __m128i) -> Self {
-            first
-        }
-        #[inline(always)]
-        unsafe fn step() -> Self {
-            // SAFETY: the trait's contract.
-            unsafe { _mm_set_epi32(1, 0, 0, 0) }
-        }
-        #[inline(always)]
         unsafe fn lane(self, _: usize) -> __m128i {
             self
         }
@@ -150,25 +151,8 @@ lanes! {
     srl = _mm256_srli_epi32, shuf = _mm256_shuffle_epi8, add32 = _mm256_add_epi32,
     enc = _mm256_aesenc_epi128, enclast = _mm256_aesenclast_epi128,
     dec = _mm256_aesdec_epi128, declast = _mm256_aesdeclast_epi128, {
-        #[inline(always)]
-        unsafe fn bcast(k: __m128i) -> Self {
-            // SAFETY: the trait's contract.
-            unsafe { _mm256_broadcastsi128_si256(k) }
-        }
-        #[inline(always)]
-        unsafe fn ramp(first: __m128i) -> Self {
-            // SAFETY: the trait's contract.
-            unsafe {
-                _mm256_add_epi32(
-                    _mm256_broadcastsi128_si256(first),
-                    _mm256_set_epi32(1, 0, 0, 0, 0, 0, 0, 0),
-                )
-            }
-        }
-        #[inline(always)]
-        unsafe fn step() -> Self {
-            // SAFETY: the trait's contract.
-            unsafe { _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0) }
+        ct_dispatch::intrinsic_methods! {
+            fn bcast(k: __m128i) = _mm256_broadcastsi128_si256;
         }
         #[inline(always)]
         unsafe fn lane(self, i: usize) -> __m128i {
@@ -190,25 +174,8 @@ lanes! {
     srl = _mm512_srli_epi32, shuf = _mm512_shuffle_epi8, add32 = _mm512_add_epi32,
     enc = _mm512_aesenc_epi128, enclast = _mm512_aesenclast_epi128,
     dec = _mm512_aesdec_epi128, declast = _mm512_aesdeclast_epi128, {
-        #[inline(always)]
-        unsafe fn bcast(k: __m128i) -> Self {
-            // SAFETY: the trait's contract.
-            unsafe { _mm512_broadcast_i32x4(k) }
-        }
-        #[inline(always)]
-        unsafe fn ramp(first: __m128i) -> Self {
-            // SAFETY: the trait's contract.
-            unsafe {
-                _mm512_add_epi32(
-                    _mm512_broadcast_i32x4(first),
-                    _mm512_set_epi32(3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0),
-                )
-            }
-        }
-        #[inline(always)]
-        unsafe fn step() -> Self {
-            // SAFETY: the trait's contract.
-            unsafe { _mm512_set_epi32(4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0) }
+        ct_dispatch::intrinsic_methods! {
+            fn bcast(k: __m128i) = _mm512_broadcast_i32x4;
         }
         #[inline(always)]
         unsafe fn lane(self, i: usize) -> __m128i {

@@ -283,11 +283,9 @@ impl Lanes for Z {
         fn bsl8(self) = _mm512_bslli_epi128::<8>;
         fn bsr8(self) = _mm512_bsrli_epi128::<8>;
         fn swap64(self) = _mm512_shuffle_epi32::<0x4e>;
-    }
-    #[inline(always)]
-    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
-        // SAFETY: the trait's contract gives the CPU features.
-        unsafe { _mm512_clmulepi64_epi128::<I>(self, b) }
+        fn clmul<const I: i32>(self, Self) = _mm512_clmulepi64_epi128;
+        fn last_lane(self) -> __m128i = _mm512_extracti32x4_epi32::<3>;
+        fn rev_lanes(self, self) = _mm512_shuffle_i64x2::<0x1b>;
     }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
@@ -325,16 +323,6 @@ impl Lanes for Z {
             _mm512_inserti32x4::<3>(_mm512_inserti32x4::<2>(v, l[2]), l[3])
         }
     }
-    #[inline(always)]
-    unsafe fn last_lane(self) -> __m128i {
-        // SAFETY: the trait's contract gives the CPU features.
-        unsafe { _mm512_extracti32x4_epi32::<3>(self) }
-    }
-    #[inline(always)]
-    unsafe fn rev_lanes(self) -> Self {
-        // SAFETY: the trait's contract gives the CPU features.
-        unsafe { _mm512_shuffle_i64x2::<0x1b>(self, self) }
-    }
 }
 
 impl Lanes for Y {
@@ -355,11 +343,9 @@ impl Lanes for Y {
         fn bsl8(self) = _mm256_bslli_epi128::<8>;
         fn bsr8(self) = _mm256_bsrli_epi128::<8>;
         fn swap64(self) = _mm256_shuffle_epi32::<0x4e>;
-    }
-    #[inline(always)]
-    unsafe fn clmul<const I: i32>(self, b: Self) -> Self {
-        // SAFETY: the trait's contract gives the CPU features.
-        unsafe { _mm256_clmulepi64_epi128::<I>(self, b) }
+        fn clmul<const I: i32>(self, Self) = _mm256_clmulepi64_epi128;
+        fn last_lane(self) -> __m128i = _mm256_extracti128_si256::<1>;
+        fn rev_lanes(self, self) = _mm256_permute2x128_si256::<0x01>;
     }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
@@ -399,16 +385,6 @@ impl Lanes for Y {
     unsafe fn from_lanes(l: &[__m128i]) -> Self {
         // SAFETY: the trait's contract gives the CPU features.
         unsafe { _mm256_set_m128i(l[1], l[0]) }
-    }
-    #[inline(always)]
-    unsafe fn last_lane(self) -> __m128i {
-        // SAFETY: the trait's contract gives the CPU features.
-        unsafe { _mm256_extracti128_si256::<1>(self) }
-    }
-    #[inline(always)]
-    unsafe fn rev_lanes(self) -> Self {
-        // SAFETY: the trait's contract gives the CPU features.
-        unsafe { _mm256_permute2x128_si256::<0x01>(self, self) }
     }
 }
 
