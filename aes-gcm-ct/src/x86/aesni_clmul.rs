@@ -154,6 +154,9 @@ pub(super) fn raise(h: __m128i, p: &mut [__m128i]) {
     }
 }
 
+/// The key's eight powers into `out`. Not wiped here (as in
+/// `vaes_clmul::powers_v`): spills lie in a frame the constructor's
+/// dead-stack scrub zeroes, and a wipe would keep the powers on the stack.
 #[target_feature(enable = "sse2,pclmulqdq")]
 fn powers(h1: u128, out: &mut [[u8; 16]; 8]) {
     let mut p = [_mm_setzero_si128(); 8];
@@ -161,7 +164,6 @@ fn powers(h1: u128, out: &mut [[u8; 16]; 8]) {
     for (o, v) in out.iter_mut().zip(&p) {
         *o = st(*v);
     }
-    ct_dispatch::wipe::wipe(&mut p);
 }
 
 const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {

@@ -112,8 +112,11 @@ pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 /// levels, the least that reaches H^20): 3 + 16 / L vector products
 /// instead of 16 128-bit ones. The vectors stay in registers, from the
 /// 128-bit powers to the lane-reversed stores into `out`, so no load waits
-/// on a narrower store and no staging copy is left to wipe (the
-/// constructor scrubs the dead stack after).
+/// on a narrower store. Nothing here is wiped: a wipe of the 128-bit
+/// powers would pin them to the stack, and the first vector would then be
+/// loaded across four narrower stores (a store-forwarding stall on every
+/// key setup); whatever the compiler spills lies in a frame the
+/// constructor's dead-stack scrub zeroes (`ct-check`'s dead-stack test).
 #[inline(always)]
 unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     // SAFETY: the trait contract (the CPU features of V) is the caller's;
@@ -140,7 +143,6 @@ unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
                 put(out, i / V::L, v[i / V::L]);
             }
         }
-        wipe(&mut p4);
     }
 }
 
