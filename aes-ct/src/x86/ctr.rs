@@ -30,6 +30,7 @@ use cipher::inout::InOutBuf;
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 /// Vectors in flight per group in the main loop.
 const U: usize = 8;
@@ -38,40 +39,73 @@ const U: usize = 8;
 /// the little-endian counter word reversed to big-endian.
 const BSWAP_CTR: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12];
 
-/// The per-call state: broadcast round keys, the next counter vector
-/// (little-endian counter words), the step, the byte-swap mask.
-struct State<V: Lanes, const NR: usize> {
-    k: [V; 15],
+/// The per-call state: the round keys (`rk`, and their broadcast form
+/// `k`), the next counter vector (little-endian counter words), the step,
+/// the byte-swap mask.
+///
+/// `k` is filled, and wiped after, when a vector holds several blocks or
+/// the main loop runs; the loop keeps the keys in one stack array of its
+/// own (the compiler would otherwise hoist and spill them, a key copy no
+/// wipe reaches). A call of fewer than `U` blocks at one block per vector
+/// reads its rounds straight from `rk` (`direct`): no copy, no wipe, which
+/// is a large share of a short message's cost.
+struct State<'k, V: Lanes, const NR: usize> {
+    rk: &'k [[u8; 16]; 15],
+    /// Entries `0..=NR` written unless every group of the call is `direct`.
+    k: [MaybeUninit<V>; 15],
     cur: V,
     step: V,
     bswap: V,
 }
 
-impl<V: Lanes, const NR: usize> State<V, NR> {
+impl<V: Lanes, const NR: usize> State<'_, V, NR> {
+    /// Round key `r` in every lane: from `rk` when `direct` (one block per
+    /// vector, where the broadcast is the key itself), else from `k`.
+    #[inline(always)]
+    unsafe fn key(&self, r: usize, direct: bool) -> V {
+        if direct {
+            // SAFETY: the `Lanes` contract is the caller's.
+            unsafe { V::tab(&self.rk[r]) }
+        } else {
+            // SAFETY: `r <= NR`, and entries `0..=NR` are written for
+            // every call with a group that is not `direct`.
+            unsafe { self.k[r].assume_init() }
+        }
+    }
+
     /// Up to `G * W` blocks (`G` vectors interleaved): `n` blocks
     /// (`n <= G * W`) from `inp` to `out`, counters advanced by `G * W`
     /// whatever `n` is (the caller stops after a partial group). Safety:
     /// the `Lanes` contract, and `n` blocks readable at `inp`, writable at
     /// `out`.
     #[inline(always)]
-    unsafe fn group<const G: usize>(&mut self, inp: *const u8, out: *mut u8, n: usize) {
+    unsafe fn group<const G: usize>(
+        &mut self,
+        inp: *const u8,
+        out: *mut u8,
+        n: usize,
+        direct: bool,
+    ) {
         // SAFETY: `Lanes` contract: only called inside this width's
         // target-feature functions; pointers valid per the caller.
         unsafe {
             // (Plain loops, not `array::from_fn`: a closure would be a
             // function of its own, compiled without the target features.)
-            let mut b = [self.k[0]; G];
+            let k0 = self.key(0, direct);
+            let mut b = [k0; G];
             for x in b.iter_mut() {
-                *x = V::xor(V::shuf(self.cur, self.bswap), self.k[0]);
+                *x = V::xor(V::shuf(self.cur, self.bswap), k0);
                 self.cur = V::add32(self.cur, self.step);
             }
             for r in 1..NR {
+                let k = self.key(r, direct);
                 for x in b.iter_mut() {
-                    *x = V::enc(*x, self.k[r]);
+                    *x = V::enc(*x, k);
                 }
             }
+            let k = self.key(NR, direct);
             for x in b.iter_mut() {
-                *x = V::enclast(*x, self.k[NR]);
+                *x = V::enclast(*x, k);
             }
             let whole = n / V::W;
             for (j, x) in b.iter().enumerate().take(whole) {
@@ -92,9 +126,29 @@ impl<V: Lanes, const NR: usize> State<V, NR> {
 }
 
 /// The loop: whole groups of `U` vectors, then one narrower group for the
-/// rest (8, 4, 2 or 1 vectors: the fewest that cover it).
+/// rest (8, 4, 2 or 1 vectors: the fewest that cover it). A call of fewer
+/// than `U` blocks at one block per vector takes the `direct` form.
 #[inline(always)]
 unsafe fn ctr_loop<V: Lanes, const NR: usize>(
+    rk: &[[u8; 16]; 15],
+    nonce: &[u8; 12],
+    ctr: u32,
+    blocks: InOutBuf<'_, '_, Block>,
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        if V::W == 1 && blocks.len() < U {
+            ctr_body::<V, NR, true>(rk, nonce, ctr, blocks)
+        } else {
+            ctr_body::<V, NR, false>(rk, nonce, ctr, blocks)
+        }
+    }
+}
+
+/// [`ctr_loop`] with every round key read from `rk` (`DIRECT`, no main
+/// loop runs) or from the broadcast array `k`.
+#[inline(always)]
+unsafe fn ctr_body<V: Lanes, const NR: usize, const DIRECT: bool>(
     rk: &[[u8; 16]; 15],
     nonce: &[u8; 12],
     ctr: u32,
@@ -107,16 +161,18 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     // (the `Lanes` contract); every pointer below is `inp`/`out` plus at
     // most `n` blocks, inside `blocks`.
     unsafe {
-        // The round keys loaded once, straight into their broadcast form
-        // (the one stack copy, wiped below).
         let mut st = State::<V, NR> {
-            k: [V::splat(0); 15],
+            rk,
+            k: [MaybeUninit::uninit(); 15],
             cur: V::ramp(_mm_loadu_si128(first.as_ptr().cast())),
             step: V::step(),
             bswap: V::tab(&BSWAP_CTR),
         };
-        for (k, r) in st.k.iter_mut().zip(rk).take(NR + 1) {
-            *k = V::bcast(_mm_loadu_si128(r.as_ptr().cast()));
+        // The round keys loaded once, straight into their broadcast form
+        // (the one stack copy, wiped below), unless no group reads it.
+        let wide = if DIRECT { 0 } else { NR + 1 };
+        for (k, r) in st.k.iter_mut().zip(rk).take(wide) {
+            k.write(V::bcast(_mm_loadu_si128(r.as_ptr().cast())));
         }
         let n = blocks.len();
         // Both pointers straight from the buffer (no reference made): in
@@ -126,8 +182,8 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
         let (inp, out) = (inp.cast::<u8>(), out.cast::<u8>());
         let per = U * V::W;
         let mut done = 0;
-        while n - done >= per {
-            st.group::<U>(inp.add(done * 16), out.add(done * 16), per);
+        while !DIRECT && n - done >= per {
+            st.group::<U>(inp.add(done * 16), out.add(done * 16), per, false);
             done += per;
         }
         let rest = n - done;
@@ -135,15 +191,17 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
         let (i, o) = (inp.add(done * 16), out.add(done * 16));
         match vecs {
             0 => {}
-            1 => st.group::<1>(i, o, rest),
-            2 => st.group::<2>(i, o, rest),
-            3 | 4 => st.group::<4>(i, o, rest),
-            _ => st.group::<U>(i, o, rest),
+            1 => st.group::<1>(i, o, rest, DIRECT),
+            2 => st.group::<2>(i, o, rest, DIRECT),
+            3 | 4 => st.group::<4>(i, o, rest, DIRECT),
+            _ => st.group::<U>(i, o, rest, DIRECT),
         }
         // The broadcast round keys may have been spilled to this frame;
         // the counter block is secret when AES-GCM derives it from a long
         // IV.
-        ct_dispatch::wipe::wipe_raw(st.k.as_mut_ptr().cast(), (NR + 1) * size_of::<V>());
+        if !DIRECT {
+            ct_dispatch::wipe::wipe_raw(st.k.as_mut_ptr().cast(), (NR + 1) * size_of::<V>());
+        }
         ct_dispatch::wipe::wipe_bytes(&mut st.cur);
         ct_dispatch::wipe::wipe(&mut first);
     }
