@@ -458,13 +458,18 @@ pub(crate) const SETUP_SCRUB: usize = 8 * 1024;
 /// [`SETUP_SCRUB`] for a key on a fused path, built in place from the
 /// round keys and its own H powers in one frame: a scrub is a share of
 /// key setup's cost, so these keys pay only their own depth. That depth
-/// is 1 KiB in optimised builds and 4 KiB in unoptimised ones, whose
-/// frames keep each inlined layer's temporaries (the empty key form
-/// written in place is one per layer there); `debug_assertions` stands for
-/// the latter (the dev
+/// is 1 KiB in optimised builds; unoptimised frames keep each inlined
+/// layer's temporaries (the empty key form written in place is one per
+/// layer there, the power functions' vectors stay in their frames) and
+/// reach past 4 KiB, so those builds scrub as deep as the other paths;
+/// `debug_assertions` stands for the latter (the dev
 /// and test profiles), so a release build with debug assertions only pays
 /// the deeper scrub. `ct-check`'s dead-stack test checks both profiles.
-pub(crate) const FUSED_SETUP_SCRUB: usize = if cfg!(debug_assertions) { 4096 } else { 1024 };
+pub(crate) const FUSED_SETUP_SCRUB: usize = if cfg!(debug_assertions) {
+    SETUP_SCRUB
+} else {
+    1024
+};
 
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's
