@@ -461,7 +461,7 @@ pub(crate) const SETUP_SCRUB: usize = 8 * 1024;
 /// is 1 KiB in optimised builds; unoptimised frames keep each inlined
 /// layer's temporaries (the empty key form written in place is one per
 /// layer there, the power functions' vectors stay in their frames) and
-/// reach past 4 KiB, so those builds scrub as deep as the other paths;
+/// reach as deep as the other paths' setups, so those builds scrub alike;
 /// `debug_assertions` stands for the latter (the dev
 /// and test profiles), so a release build with debug assertions only pays
 /// the deeper scrub. `ct-check`'s dead-stack test checks both profiles.

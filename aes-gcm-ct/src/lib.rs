@@ -328,10 +328,9 @@ where
     /// the generic path.
     #[inline(always)]
     fn from(cipher: Aes) -> Self {
-        ct_dispatch::wipe::scrubbed_by::<_, { backend::SETUP_SCRUB }, { backend::SETUP_SCRUB }>(
+        ct_dispatch::wipe::scrubbed_with::<_, { backend::SETUP_SCRUB }>(
             |slot| Self::from_cipher(slot, cipher),
             |_| {},
-            |_| false,
         )
     }
 }

@@ -194,17 +194,23 @@ mod stores {
 /// own frame keeps no copy either.
 #[inline(always)]
 pub fn scrubbed<R, const N: usize>(f: impl FnOnce() -> R) -> R {
-    scrubbed_with::<R, N>(f, |_| {})
+    scrubbed_with::<R, N>(|slot| slot.write(f()), |_| {})
 }
 
-/// [`scrubbed`] for a value built where it lies: `init` makes it without
-/// key material (a zeroed key form, which the compiler writes straight
-/// into the slot), then `fill` writes the key into it in place. A key
-/// form moved out of a constructor is copied by every layer it passes
-/// through; built in place it is copied once, into the return place.
+/// [`scrubbed`] for a value built where it lies: `init` writes it into
+/// the slot it is given (`slot.write(..)`, one expression) and returns
+/// it, then `fill` writes the key into it in place. A value written there
+/// as one expression is built in place, where one returned by value
+/// through `Option`, an enum variant and `Result` is copied at each layer
+/// (a key form moved out of a constructor is copied by every layer it
+/// passes through; built in place it is copied once, into the return
+/// place).
 #[inline(always)]
-pub fn scrubbed_with<R, const N: usize>(init: impl FnOnce() -> R, fill: impl FnOnce(&mut R)) -> R {
-    scrubbed_by::<R, N, N>(|slot| slot.write(init()), fill, |_| false)
+pub fn scrubbed_with<R, const N: usize>(
+    init: impl FnOnce(&mut core::mem::MaybeUninit<R>) -> &mut R,
+    fill: impl FnOnce(&mut R),
+) -> R {
+    scrubbed_by::<R, N, N>(init, fill, |_| false)
 }
 
 /// [`scrubbed_with`] for a constructor whose depth depends on what it
@@ -213,12 +219,6 @@ pub fn scrubbed_with<R, const N: usize>(init: impl FnOnce() -> R, fill: impl FnO
 /// and a GHASH key through several layers) then pays the deep scrub only
 /// on the deep paths. `shallow` may look at which path was built (public:
 /// it follows from the CPU), never at key material.
-///
-/// `init` writes the value into the slot it is given (`slot.write(..)`)
-/// and returns it: a value written there as one expression is built in
-/// place, where one returned by value through `Option`, an enum variant
-/// and `Result` is copied at each layer (cost only: `init` writes no key
-/// material, `fill` does).
 #[inline(always)]
 pub fn scrubbed_by<R, const S: usize, const N: usize>(
     init: impl FnOnce(&mut core::mem::MaybeUninit<R>) -> &mut R,

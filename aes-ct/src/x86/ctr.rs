@@ -47,28 +47,28 @@ const BSWAP_CTR: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 1
 /// the main loop runs; the loop keeps the keys in one stack array of its
 /// own (the compiler would otherwise hoist and spill them, a key copy no
 /// wipe reaches). A call of fewer than `U` blocks at one block per vector
-/// reads its rounds straight from `rk` (`direct`): no copy, no wipe, which
+/// reads its rounds straight from `rk` (`DIRECT`): no copy, no wipe, which
 /// is a large share of a short message's cost.
-struct State<'k, V: Lanes, const NR: usize> {
+struct State<'k, V: Lanes, const NR: usize, const DIRECT: bool> {
     rk: &'k [[u8; 16]; 15],
-    /// Entries `0..=NR` written unless every group of the call is `direct`.
+    /// Entries `0..=NR` written unless `DIRECT`.
     k: [MaybeUninit<V>; 15],
     cur: V,
     step: V,
     bswap: V,
 }
 
-impl<V: Lanes, const NR: usize> State<'_, V, NR> {
-    /// Round key `r` in every lane: from `rk` when `direct` (one block per
+impl<V: Lanes, const NR: usize, const DIRECT: bool> State<'_, V, NR, DIRECT> {
+    /// Round key `r` in every lane: from `rk` when `DIRECT` (one block per
     /// vector, where the broadcast is the key itself), else from `k`.
     #[inline(always)]
-    unsafe fn key(&self, r: usize, direct: bool) -> V {
-        if direct {
+    unsafe fn key(&self, r: usize) -> V {
+        if DIRECT {
             // SAFETY: the `Lanes` contract is the caller's.
             unsafe { V::tab(&self.rk[r]) }
         } else {
-            // SAFETY: `r <= NR`, and entries `0..=NR` are written for
-            // every call with a group that is not `direct`.
+            // SAFETY: `r <= NR`, and entries `0..=NR` are written unless
+            // `DIRECT`.
             unsafe { self.k[r].assume_init() }
         }
     }
@@ -79,31 +79,25 @@ impl<V: Lanes, const NR: usize> State<'_, V, NR> {
     /// the `Lanes` contract, and `n` blocks readable at `inp`, writable at
     /// `out`.
     #[inline(always)]
-    unsafe fn group<const G: usize>(
-        &mut self,
-        inp: *const u8,
-        out: *mut u8,
-        n: usize,
-        direct: bool,
-    ) {
+    unsafe fn group<const G: usize>(&mut self, inp: *const u8, out: *mut u8, n: usize) {
         // SAFETY: `Lanes` contract: only called inside this width's
         // target-feature functions; pointers valid per the caller.
         unsafe {
             // (Plain loops, not `array::from_fn`: a closure would be a
             // function of its own, compiled without the target features.)
-            let k0 = self.key(0, direct);
+            let k0 = self.key(0);
             let mut b = [k0; G];
             for x in b.iter_mut() {
                 *x = V::xor(V::shuf(self.cur, self.bswap), k0);
                 self.cur = V::add32(self.cur, self.step);
             }
             for r in 1..NR {
-                let k = self.key(r, direct);
+                let k = self.key(r);
                 for x in b.iter_mut() {
                     *x = V::enc(*x, k);
                 }
             }
-            let k = self.key(NR, direct);
+            let k = self.key(NR);
             for x in b.iter_mut() {
                 *x = V::enclast(*x, k);
             }
@@ -145,8 +139,9 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     }
 }
 
-/// [`ctr_loop`] with every round key read from `rk` (`DIRECT`, no main
-/// loop runs) or from the broadcast array `k`.
+/// [`ctr_loop`] with every round key read from `rk` (`DIRECT`, fewer than
+/// `U` blocks at one block per vector: no main loop runs) or from the
+/// broadcast array `k`.
 #[inline(always)]
 unsafe fn ctr_body<V: Lanes, const NR: usize, const DIRECT: bool>(
     rk: &[[u8; 16]; 15],
@@ -161,7 +156,7 @@ unsafe fn ctr_body<V: Lanes, const NR: usize, const DIRECT: bool>(
     // (the `Lanes` contract); every pointer below is `inp`/`out` plus at
     // most `n` blocks, inside `blocks`.
     unsafe {
-        let mut st = State::<V, NR> {
+        let mut st = State::<V, NR, DIRECT> {
             rk,
             k: [MaybeUninit::uninit(); 15],
             cur: V::ramp(_mm_loadu_si128(first.as_ptr().cast())),
@@ -183,7 +178,7 @@ unsafe fn ctr_body<V: Lanes, const NR: usize, const DIRECT: bool>(
         let per = U * V::W;
         let mut done = 0;
         while !DIRECT && n - done >= per {
-            st.group::<U>(inp.add(done * 16), out.add(done * 16), per, false);
+            st.group::<U>(inp.add(done * 16), out.add(done * 16), per);
             done += per;
         }
         let rest = n - done;
@@ -191,10 +186,10 @@ unsafe fn ctr_body<V: Lanes, const NR: usize, const DIRECT: bool>(
         let (i, o) = (inp.add(done * 16), out.add(done * 16));
         match vecs {
             0 => {}
-            1 => st.group::<1>(i, o, rest, DIRECT),
-            2 => st.group::<2>(i, o, rest, DIRECT),
-            3 | 4 => st.group::<4>(i, o, rest, DIRECT),
-            _ => st.group::<U>(i, o, rest, DIRECT),
+            1 => st.group::<1>(i, o, rest),
+            2 => st.group::<2>(i, o, rest),
+            3 | 4 => st.group::<4>(i, o, rest),
+            _ => st.group::<U>(i, o, rest),
         }
         // The broadcast round keys may have been spilled to this frame;
         // the counter block is secret when AES-GCM derives it from a long
