@@ -153,13 +153,15 @@ def permute(p, q, table):
     t = p.const(table)
     return [p.tbl(x, t) for x in q]
 
-def mix_columns(p, q):
+def mix_columns_by(p, q, rot1, rot2):
+    """MixColumns with the row rotations by 1 and 2 given (`rot1`, `rot2`
+    emit them): the XOR network shared by the plain and fixsliced forms."""
     out = [None] * 8
     a, t = [None] * 8, [None] * 8
     for i in [7, 0, 1, 2, 3, 4, 5, 6]:
-        r = p.ext(q[i], 4)
+        r = rot1(q[i])
         a[i] = p.xor(q[i], r)
-        t[i] = p.xor(p.ext(a[i], 8), r)
+        t[i] = p.xor(rot2(a[i]), r)
     out[0] = p.xor(a[7], t[0])
     out[1] = p.xor(p.xor(a[0], a[7]), t[1])
     out[2] = p.xor(a[1], t[2])
@@ -169,6 +171,9 @@ def mix_columns(p, q):
     out[6] = p.xor(a[5], t[6])
     out[7] = p.xor(a[6], t[7])
     return out
+
+def mix_columns(p, q):
+    return mix_columns_by(p, q, lambda x: p.ext(x, 4), lambda x: p.ext(x, 8))
 
 def skew_rows(rows, j):
     # (r, c) <- (r + rows, c + rows j): fixsliced MixColumns reads
@@ -196,21 +201,7 @@ def mix_columns_fs(p, q, j):
     else:
         c2 = p.const("P2_%d" % j)
         rot2 = lambda x: p.tbl(x, c2)
-    out = [None] * 8
-    a, t = [None] * 8, [None] * 8
-    for i in [7, 0, 1, 2, 3, 4, 5, 6]:
-        r = rot1(q[i])
-        a[i] = p.xor(q[i], r)
-        t[i] = p.xor(rot2(a[i]), r)
-    out[0] = p.xor(a[7], t[0])
-    out[1] = p.xor(p.xor(a[0], a[7]), t[1])
-    out[2] = p.xor(a[1], t[2])
-    out[3] = p.xor(p.xor(a[2], a[7]), t[3])
-    out[4] = p.xor(p.xor(a[3], a[7]), t[4])
-    out[5] = p.xor(a[4], t[5])
-    out[6] = p.xor(a[5], t[6])
-    out[7] = p.xor(a[6], t[7])
-    return out
+    return mix_columns_by(p, q, rot1, rot2)
 
 def xtime(p, v):
     return [v[7], p.xor(v[0], v[7]), v[1], p.xor(v[2], v[7]), p.xor(v[3], v[7]), v[4], v[5], v[6]]
@@ -502,21 +493,26 @@ class Alloc:
         for j, v in enumerate(vals):
             self.reg[v], self.owner[b + j] = b + j, v
 
-    def new_slot(self, i):
+    def first_free_slot(self):
+        """The lowest slot no value holds (counted in max_slots), or None."""
         used = set(self.slot.values())
         for s in range(self.NSLOTS):
             if s not in used:
                 self.max_slots = max(self.max_slots, s + 1)
                 return s
+        return None
+
+    def new_slot(self, i):
+        s = self.first_free_slot()
+        if s is not None:
+            return s
         # free slots of dead values
         for v in list(self.slot):
             if self.next_use(v, i) is None or v in self.reg:
                 del self.slot[v]
-        used = set(self.slot.values())
-        for s in range(self.NSLOTS):
-            if s not in used:
-                self.max_slots = max(self.max_slots, s + 1)
-                return s
+        s = self.first_free_slot()
+        if s is not None:
+            return s
         raise RuntimeError("out of spill slots")
 
     def emit_slot(self, op, r, s):
@@ -795,6 +791,11 @@ def learn_mates(a, limit):
 def segment_search(build, in_regs, place, kw={}):
     import random
     best = None
+    def keep(lines, a):
+        """Remember this allocation if it is the shortest so far."""
+        nonlocal best
+        if best is None or len(lines) < best[0]:
+            best = (len(lines), lines, a)
     for trial in range(SEARCH + 1):
         TRIAL[0] = trial
         p = Prog()
@@ -811,20 +812,13 @@ def segment_search(build, in_regs, place, kw={}):
             if learn:
                 a = Alloc(p, ins, outs, in_regs, place, pairing=pairing,
                           mates=learn_mates(a, passes), **kw)
-                lines = a.run()
-                cost = len(lines)
-                if best is None or cost < best[0]:
-                    best = (cost, lines, a)
+                keep(a.run(), a)
                 continue
             for _ in range(passes):
                 a = Alloc(p, ins, outs, in_regs, place, hint=a.stored, pairing=pairing, **kw)
                 lines = a.run()
-                cost = len(lines)
-                if best is None or cost < best[0]:
-                    best = (cost, lines, a)
-            cost = len(lines)
-            if best is None or cost < best[0]:
-                best = (cost, lines, a)
+                keep(lines, a)
+            keep(lines, a)
         if not any(k == "vand" or k in TIED for k, _, _, _ in p.ops):
             break  # XOR-only segments: no search needed
     return best[1], best[2]
@@ -840,17 +834,15 @@ def enc_last(p, q):
     q = permute(p, q, "SR")
     return ark(p, q)
 
-def dec_round(p, q):
-    # InvShiftRows, InvSubBytes (0x63 folded in the keys), AddRoundKey, InvMixColumns
-    q = permute(p, q, "ISR")
-    q = inv_affine_lin(p, sbox(p, inv_affine_lin(p, q)))
-    q = ark(p, q)
-    return inv_mix_columns(p, q)
-
 def dec_last(p, q):
+    # InvShiftRows, InvSubBytes (0x63 folded in the keys), AddRoundKey
     q = permute(p, q, "ISR")
     q = inv_affine_lin(p, sbox(p, inv_affine_lin(p, q)))
     return ark(p, q)
+
+def dec_round(p, q):
+    # the last round's steps, then InvMixColumns
+    return inv_mix_columns(p, dec_last(p, q))
 
 def to_planes(p, q, table="TRANSPOSE"):
     q = permute(p, q, table)
@@ -863,6 +855,68 @@ def from_planes(p, q, table="TRANSPOSE"):
 
 FRAME = 16 * Alloc.NSLOTS  # spill slots; then saved sp and out pointer
 
+def slot_pointers():
+    """r5-r11, r1, r2, ip := spill slots 1-10 (r4 is slot 0), so that a
+    spill or reload is one instruction."""
+    return ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+
+def enter_frame(size):
+    """After the pushes: a 16-byte aligned frame of `size` bytes at r4,
+    the caller's sp saved at r4 + FRAME."""
+    return ["    mov r11, sp",
+            "    sub sp, sp, #%d" % size,
+            "    bic sp, sp, #15",
+            "    mov r4, sp",
+            "    str r11, [r4, #%d]" % FRAME]
+
+def prologue(name, consts):
+    """Entry of enc8/dec8 (keys, in, out, rounds): save registers, frame,
+    out pointer to the frame, lr at the tables, the 8 blocks in q0-q7,
+    slot pointers."""
+    return ([name + ":",
+             "    push {{r4-r11, lr}}",
+             "    vpush {{d8-d15}}"]
+            + enter_frame(FRAME + 32)
+            + ["    str r2, [r4, #%d]" % (FRAME + 4),
+               "    adr lr, " + consts,
+               "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
+               "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
+            + slot_pointers())
+
+def wipe_frame(size):
+    """Zero the first `size` bytes of the frame (32 per store, q8-q9
+    zeroed first): it held state and key-dependent values, so it is
+    wiped before return."""
+    return ["    vmov.i8 q8, #0",
+            "    vmov.i8 q9, #0",
+            "    mov r1, r4",
+            "    mov r3, #%d" % (size // 32),
+            "2:",
+            "    vst1.64 {{d16-d19}}, [r1 :128]!",
+            "    subs r3, r3, #1",
+            "    bne 2b"]
+
+def store_and_wipe():
+    """Exit of enc8/dec8: q0-q7 to the saved out pointer, the spill area
+    wiped, sp back to the caller's."""
+    return (["    ldr r2, [r4, #%d]" % (FRAME + 4),
+             "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
+             "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]"]
+            + wipe_frame(FRAME)
+            + ["    ldr r11, [r4, #%d]" % FRAME,
+               "    mov sp, r11"])
+
+def epilogue():
+    """Return (sp already restored): clear the caller-saved NEON registers
+    that held state (q4-q7 get the caller's values back from vpop), then
+    restore registers."""
+    return ["    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
+            "    vmov.i8 q12, #0", "    vmov.i8 q13, #0", "    vmov.i8 q14, #0",
+            "    vmov.i8 q15, #0", "    vmov.i8 q0, #0", "    vmov.i8 q1, #0",
+            "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
+            "    vpop {{d8-d15}}",
+            "    pop {{r4-r11, pc}}"]
+
 def routine(name, first, middle, last, table):
     stats = []
     out = []
@@ -873,48 +927,15 @@ def routine(name, first, middle, last, table):
     consts = ".L%s_consts" % name
     out += ["    .p2align 4",
             consts + ":",
-            "    .byte " + ", ".join(str(x) for x in table + TRANSPOSE),
-            name + ":",
-            "    push {{r4-r11, lr}}",
-            "    vpush {{d8-d15}}",
-            "    mov r11, sp",
-            "    sub sp, sp, #%d" % (FRAME + 32),
-            "    bic sp, sp, #15",
-            "    mov r4, sp",
-            "    str r11, [r4, #%d]" % FRAME,
-            "    str r2, [r4, #%d]" % (FRAME + 4),
-            "    adr lr, " + consts,
-            "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
-            "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
-    out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+            "    .byte " + ", ".join(str(x) for x in table + TRANSPOSE)]
+    out += prologue(name, consts)
     seg(first, "load+ARK0")
     out += ["    subs r3, r3, #1", "1:"]
     seg(middle, "round")
     out += ["    subs r3, r3, #1", "    bne 1b"]
     seg(last, "last round")
     seg(from_planes, "store")
-    out += ["    ldr r2, [r4, #%d]" % (FRAME + 4),
-            "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
-            "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]",
-            # wipe the spill area (it held state and key-dependent values)
-            "    vmov.i8 q8, #0",
-            "    vmov.i8 q9, #0",
-            "    mov r1, r4",
-            "    mov r3, #%d" % (FRAME // 32),
-            "2:",
-            "    vst1.64 {{d16-d19}}, [r1 :128]!",
-            "    subs r3, r3, #1",
-            "    bne 2b",
-            "    ldr r11, [r4, #%d]" % FRAME,
-            "    mov sp, r11",
-            # clear the caller-saved NEON registers that held state
-            # (q4-q7 get the caller's values back from vpop)
-            "    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
-            "    vmov.i8 q12, #0", "    vmov.i8 q13, #0", "    vmov.i8 q14, #0",
-            "    vmov.i8 q15, #0", "    vmov.i8 q0, #0", "    vmov.i8 q1, #0",
-            "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
-            "    vpop {{d8-d15}}",
-            "    pop {{r4-r11, pc}}"]
+    out += store_and_wipe() + epilogue()
     return out, stats
 
 def enc_fs_round(j):
@@ -999,13 +1020,9 @@ def routine_enc_fs(name, ctr=False):
                 "    push {{r4-r11, lr}}",
                 "    vpush {{d8-d15}}",
                 "    ldr r5, [sp, #100]",       # blocks (a positive multiple of 8)
-                "    ldr r6, [sp, #104]",       # counter block pointer
-                "    mov r11, sp",
-                "    sub sp, sp, #%d" % FRAME_CTR,
-                "    bic sp, sp, #15",
-                "    mov r4, sp",
-                "    str r11, [r4, #%d]" % F,
-                "    str r0, [r4, #%d]" % (F + 4),
+                "    ldr r6, [sp, #104]"]       # counter block pointer
+        out += enter_frame(FRAME_CTR)
+        out += ["    str r0, [r4, #%d]" % (F + 4),
                 "    str r1, [r4, #%d]" % (F + 8),
                 "    str r3, [r4, #%d]" % (F + 16),
                 "    add r5, r1, r5, lsl #4",    # end of the input
@@ -1021,7 +1038,7 @@ def routine_enc_fs(name, ctr=False):
                 # word 3 is the counter as a number
                 "    vld1.8 {{d0-d1}}, [r6]",
                 "    mov r0, r2"]
-        out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+        out += slot_pointers()
         out += ["    vrev32.8 q0, q0",
                 "    vdup.32 q8, d1[1]",
                 "    vld1.8 {{d18-d19}}, [lr :128]!",   # CTR_0_8_16_24
@@ -1093,19 +1110,7 @@ def routine_enc_fs(name, ctr=False):
         regs = a.out_regs
         first_round = 2
     else:
-        out += [name + ":",
-                "    push {{r4-r11, lr}}",
-                "    vpush {{d8-d15}}",
-                "    mov r11, sp",
-                "    sub sp, sp, #%d" % (FRAME + 32),
-                "    bic sp, sp, #15",
-                "    mov r4, sp",
-                "    str r11, [r4, #%d]" % FRAME,
-                "    str r2, [r4, #%d]" % (FRAME + 4),
-                "    adr lr, " + consts,
-                "    vld1.8 {{d0-d3}}, [r1]!", "    vld1.8 {{d4-d7}}, [r1]!",
-                "    vld1.8 {{d8-d11}}, [r1]!", "    vld1.8 {{d12-d15}}, [r1]"]
-        out += ["    add %s, r4, #%d" % (r, 16 * (i + 1)) for i, r in enumerate(Alloc.SLOTS[1:])]
+        out += prologue(name, consts)
         # The CTR prologue's transposition differs from this one only in
         # its table (same length of code), so both get the same schedule
         # and registers, and the rounds the same input registers.
@@ -1158,37 +1163,12 @@ def routine_enc_fs(name, ctr=False):
                 # instead of running on through memory
                 "    cmp r0, r3",
                 "    blo 5b",
-                "    ldr r11, [r4, #%d]" % F,
-                "    vmov.i8 q8, #0",
-                "    vmov.i8 q9, #0",
-                "    mov r1, r4",
-                "    mov r3, #%d" % (FRAME_CTR // 32),
-                "2:",
-                "    vst1.64 {{d16-d19}}, [r1 :128]!",
-                "    subs r3, r3, #1",
-                "    bne 2b",
-                "    mov sp, r11"]
+                "    ldr r11, [r4, #%d]" % F]
+        # the whole CTR frame: spills, counters, K3, SN and S-box planes
+        out += wipe_frame(FRAME_CTR) + ["    mov sp, r11"]
     else:
-        out += ["4:",
-                "    ldr r2, [r4, #%d]" % (FRAME + 4),
-                "    vst1.8 {{d0-d3}}, [r2]!", "    vst1.8 {{d4-d7}}, [r2]!",
-                "    vst1.8 {{d8-d11}}, [r2]!", "    vst1.8 {{d12-d15}}, [r2]",
-                "    vmov.i8 q8, #0",
-                "    vmov.i8 q9, #0",
-                "    mov r1, r4",
-                "    mov r3, #%d" % (FRAME // 32),
-                "2:",
-                "    vst1.64 {{d16-d19}}, [r1 :128]!",
-                "    subs r3, r3, #1",
-                "    bne 2b",
-                "    ldr r11, [r4, #%d]" % FRAME,
-                "    mov sp, r11"]
-    out += ["    vmov.i8 q10, #0", "    vmov.i8 q11, #0",
-            "    vmov.i8 q12, #0", "    vmov.i8 q13, #0", "    vmov.i8 q14, #0",
-            "    vmov.i8 q15, #0", "    vmov.i8 q0, #0", "    vmov.i8 q1, #0",
-            "    vmov.i8 q2, #0", "    vmov.i8 q3, #0",
-            "    vpop {{d8-d15}}",
-            "    pop {{r4-r11, pc}}"]
+        out += ["4:"] + store_and_wipe()
+    out += epilogue()
     for j, lab in labels.items():
         tag = "@PACKOFF@" if lab.endswith("_pack") else "@MAINOFF@"
         out = [l.replace(tag, str(16 * j)) for l in out]
