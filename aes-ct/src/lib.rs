@@ -83,7 +83,8 @@ pub use cipher;
 // aarch64 backend is left out and the portable one is used.
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod aarch64;
-#[cfg(all(target_arch = "arm", feature = "neon"))]
+// armv7 has only the NEON engines: no module without one of them.
+#[cfg(all(target_arch = "arm", aes_ct_simd))]
 mod arm;
 mod backend;
 mod ctr;

@@ -136,6 +136,27 @@ fn cargo_line(line: &'static str) -> Action {
     Box::new(move || run(cargo().args(line.split_whitespace())))
 }
 
+/// aes-ct's backend features: its `default` feature list in
+/// `aes-ct/Cargo.toml` (where they are written).
+fn aes_ct_backend_features() -> Result<Vec<String>, String> {
+    let path = util::root().join("aes-ct/Cargo.toml");
+    let toml = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let line = toml
+        .lines()
+        .find_map(|l| l.strip_prefix("default = ["))
+        .ok_or("aes-ct/Cargo.toml: no `default = [` line")?;
+    let list: Vec<String> = line
+        .trim_end_matches(']')
+        .split(',')
+        .map(|f| f.trim().trim_matches('"').to_owned())
+        .filter(|f| !f.is_empty())
+        .collect();
+    if list.len() < 2 {
+        return Err(format!("aes-ct/Cargo.toml: default features {list:?}"));
+    }
+    Ok(list)
+}
+
 fn steps() -> Vec<Step> {
     let mut s = vec![
         step(
@@ -177,6 +198,38 @@ fn steps() -> Vec<Step> {
             Some(t),
             needs,
             cargo_step(args.leak()),
+        ));
+    }
+    // aes-ct's backend features compile backends out: each alone (on ARM
+    // each engine with the `neon` ISA module it needs) must build clean,
+    // or a user who trims them gets warnings or errors no default build
+    // shows.
+    for t in ["host", AARCH64, ARMV7] {
+        let mut needs = vec![CLIPPY];
+        if t != "host" {
+            needs.extend(prereq::cross_tools(t));
+        }
+        s.push(step(
+            &format!("clippy, {t}, aes-ct with one backend feature at a time"),
+            Some(t),
+            needs,
+            Box::new(move || {
+                for f in aes_ct_backend_features()? {
+                    let f = if t != "host" && ["vpaes", "bsaes", "hybrid"].contains(&f.as_str()) {
+                        format!("neon,{f}")
+                    } else {
+                        f
+                    };
+                    let mut c = cargo();
+                    c.args(["clippy", "-p", "aes-ct", "--no-default-features"]);
+                    c.args(["--features", &f]);
+                    if t != "host" {
+                        c.args(["--target", t]);
+                    }
+                    run(c.args(["--", "-D", "warnings"]))?;
+                }
+                Ok(())
+            }),
         ));
     }
     s.push(step(

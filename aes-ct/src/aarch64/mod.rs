@@ -3,23 +3,23 @@
 
 #[cfg(feature = "armv8")]
 pub(crate) mod armv8;
-#[cfg(feature = "neon")]
+#[cfg(aes_ct_simd)]
 mod bsaes;
-#[cfg(feature = "neon")]
+#[cfg(aes_ct_simd)]
 mod neon;
-#[cfg(feature = "neon")]
+#[cfg(aes_ct_simd)]
 mod sbox;
-#[cfg(feature = "neon")]
+#[cfg(aes_ct_simd)]
 mod vpaes;
 
 /// vpaes for single blocks and tails, bsaes for batches.
-#[cfg(feature = "neon")]
+#[cfg(all(aes_ct_simd, feature = "hybrid"))]
 pub(crate) type Hybrid = crate::hybrid::Hybrid<vpaes::NeonVpaes, bsaes::NeonBsaes>;
 /// The vpaes side alone.
-#[cfg(feature = "neon")]
+#[cfg(all(aes_ct_simd, feature = "vpaes"))]
 pub(crate) type Vpaes = crate::hybrid::VpaesOnly<vpaes::NeonVpaes>;
 /// The bsaes side alone (bitsliced key converted per call).
-#[cfg(feature = "neon")]
+#[cfg(all(aes_ct_simd, feature = "bsaes"))]
 pub(crate) type Bsaes = crate::hybrid::BsaesOnly<vpaes::NeonVpaes, bsaes::NeonBsaes>;
 
 #[cfg(test)]

@@ -46,8 +46,11 @@ impl NeonToken {
 }
 
 /// vpaes for single blocks and tails, bsaes for batches.
+#[cfg(feature = "hybrid")]
 pub(crate) type Hybrid = crate::hybrid::Hybrid<vpaes::ArmVpaes, bsaes::NeonBsaes>;
 /// The single-block side alone.
+#[cfg(feature = "vpaes")]
 pub(crate) type Vpaes = crate::hybrid::VpaesOnly<vpaes::ArmVpaes>;
 /// The bsaes side alone (bitsliced key converted per call).
+#[cfg(feature = "bsaes")]
 pub(crate) type Bsaes = crate::hybrid::BsaesOnly<vpaes::ArmVpaes, bsaes::NeonBsaes>;

@@ -308,6 +308,7 @@ macro_rules! with_keys {
         }
     )*};
 }
+#[cfg(feature = "vaes")]
 pub(super) use with_keys;
 
 with_keys! {

@@ -52,6 +52,14 @@ use super::{Lanes, cpu_avx2, cpu_ssse3};
 
 ct_dispatch::x86_detect!(cpu_avx512, "avx512f", "avx512bw");
 
+impl Lanes {
+    /// Blocks in one pass of the bitsliced code at this width: 8, 16 or
+    /// 32, a power of two (callers round with masks, not divisions).
+    const fn pass_blocks(self) -> usize {
+        8 * self as usize
+    }
+}
+
 /// A register of bit planes: `LANES` 128-bit lanes of 8 blocks each.
 /// Values of the implementing types exist only inside this module's
 /// functions compiled with the matching target features (entered after

@@ -6,6 +6,11 @@
 //! Every method is an intrinsic wrapper, `#[inline(always)]`, so it
 //! compiles into the target-feature function that calls it, as the
 //! intrinsic itself would.
+//!
+//! One trait serves the AES-instruction rounds (AES-NI, VAES, their CTR)
+//! and vpaes's nibble split: a build with only one of those families (the
+//! backend features) leaves the other's methods unused.
+#![cfg_attr(not(all(feature = "aesni", aes_ct_simd)), allow(dead_code))]
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;

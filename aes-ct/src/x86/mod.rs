@@ -63,12 +63,6 @@ impl Lanes {
             _ => Lanes::X4,
         }
     }
-
-    /// Blocks in one pass of the bitsliced code at this width: 8, 16 or
-    /// 32, a power of two (callers round with masks, not divisions).
-    pub(crate) const fn pass_blocks(self) -> usize {
-        8 * self as usize
-    }
 }
 
 /// Widest register the vpaes and bsaes code may use, as a [`Lanes`]
