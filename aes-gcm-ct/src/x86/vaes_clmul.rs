@@ -20,9 +20,15 @@
 //!   vectors, 8 blocks per reduction left the reduction's dependency chain
 //!   the bottleneck). Encryption hashes the previous iteration's
 //!   ciphertext (software pipelining: the multiplies never wait for the
-//!   current AES), decryption the current input. All multiplies come right
-//!   after AES round 1 in program order, the vector holding the running
-//!   hash last (shortest dependency chain). The sums are reduced lane-wise
+//!   current AES), decryption the current input. Encryption gives each
+//!   AES round from 1 on the multiplies of one hashed vector (vector k
+//!   after round N - k, so the one holding the running hash comes last:
+//!   shortest dependency chain), which keeps the AES and carry-less
+//!   multiply units busy together where they compete for the same
+//!   pipelines (512-bit operations issued as two 256-bit halves); bunched
+//!   after one round, the multiplies stall the AES rounds behind them.
+//!   Decryption's multiplies, whose inputs are loaded fresh, all follow
+//!   round 1, vector 0 last (spread, they measured no faster). The sums are reduced lane-wise
 //!   and then folded (one vector folded, not three). Counter blocks are
 //!   kept with a little-endian counter word, stepped with one add per
 //!   vector and turned into real blocks with one shuffle per vector: the
@@ -486,7 +492,7 @@ unsafe fn reduce_lanes<V: Lanes>((lo, mid, hi): Acc<V>) -> V {
 /// linear, so reducing the lanes and then XORing them equals reducing
 /// their XOR), then fold the lanes. Reducing before folding folds one
 /// vector instead of three (7 fewer vector operations per 16 blocks; the
-/// loop's bound is elsewhere, see `mul_round` in `body`).
+/// loop's bound is the AES and multiply pipelines, see the file header).
 #[inline(always)]
 unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>) -> __m128i {
     // SAFETY: the trait contract is the caller's.
@@ -776,11 +782,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // branch on it.
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         let mut cl = ctr_le::<V>(j0v, ctr0);
-        // The multiplies (and the reduction's inputs) go right after AES
-        // round 1, vector 0 (which takes `acc`) last: early in program order
-        // they reach the scheduler while the AES rounds still wait on each
-        // other. Spread over the rounds instead, they cost AES-256 seal
-        // about an eighth more time per batch (aes-gcm-ct/README.md).
+        // Decryption's multiplies go right after AES round 1, vector 0
+        // (which takes `acc`) last; encryption spreads them, one vector per
+        // round (the file header says why).
         let mul_round = 1;
 
         // With 32 registers (`V::KEEP`) the last batch, even a whole one,
@@ -807,6 +811,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 };
                 if k == 0 { y.xor(V::lane0(acc)) } else { y }
             };
+            const { assert!(NR > V::N, "a middle round per hashed vector") };
             let mut have_prev = false;
             while len - off >= last {
                 let mut x = [V::zero(); MAXN];
@@ -819,10 +824,11 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     for v in &mut x[..V::N] {
                         *v = v.aesenc(rk[r]);
                     }
-                    if have_prev && r == mul_round {
-                        for k in (0..V::N).rev() {
-                            mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
-                        }
+                    // Vector N - r after round r, vector 0 last (every
+                    // vector gets a round: NR - 1 >= 9 > N).
+                    if have_prev && r >= 1 && r <= V::N {
+                        let k = V::N - r;
+                        mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
                     }
                 }
                 if have_prev {
