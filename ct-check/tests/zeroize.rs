@@ -446,12 +446,21 @@ fn ghash_key_inactive_variant_bytes_wiped_on_drop() {
 /// 16-byte chunks of a value's key material that its drop zeroed, with
 /// enough distinct bytes (at least 8: round keys, vpaes key forms, H
 /// powers, NH and Poly1305 keys) or byte changes (at least 6: bitsliced
-/// planes of 0x00/0xff bytes) to be found only where the key was copied.
-fn needles_of<T>(make: impl FnOnce() -> T) -> Vec<[u8; 16]> {
+/// planes of 0x00/0xff bytes) to be found only where the key was copied,
+/// and that differ in the same value made from other key bytes (`other`):
+/// bytes a value carries without owning (an inactive enum variant's, the
+/// return addresses and pointers its construction left where it was
+/// built) are not key material, and the same construction leaves them
+/// again on any stack, so as needles they would be found everywhere.
+fn needles_of<T>(make: impl FnOnce() -> T, other: impl FnOnce() -> T) -> Vec<[u8; 16]> {
     let (before, after) = drop_and_read(make);
+    let (before_other, _) = drop_and_read(other);
     before
         .chunks_exact(16)
         .zip(after.chunks_exact(16))
+        .zip(before_other.chunks_exact(16))
+        .filter(|((b, _), o)| b != o)
+        .map(|(ba, _)| ba)
         .filter(|(b, a)| {
             let mut seen = [false; 256];
             b.iter().for_each(|&x| seen[usize::from(x)] = true);
@@ -575,15 +584,22 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
         checked += 1;
     };
 
-    // One key type on one backend: `make` builds the key (its needles,
-    // then setup + drop), `use` runs with `$c` bound to `$user` (by
-    // default a key from `make`).
+    // One key type on one backend: `make` builds the key from the key
+    // bytes `$k` (its needles, then setup + drop; the needles are the
+    // chunks that change when `$k` is `$other`), `use` runs with `$c`
+    // bound to `$user` (by default a key from `make`).
     macro_rules! key_case {
-        ($what:expr, || $make:expr, |$c:ident| $use:block) => {
-            key_case!($what, || $make, $c = $make, $use)
+        ($k:ident / $other:expr, $what:expr, || $make:expr, |$c:ident| $use:block) => {
+            key_case!($k / $other, $what, || $make, $c = $make, $use)
         };
-        ($what:expr, || $make:expr, $c:ident = $user:expr, $use:block) => {{
-            let needles = needles_of(|| $make);
+        ($k:ident / $other:expr, $what:expr, || $make:expr, $c:ident = $user:expr, $use:block) => {{
+            let needles = needles_of(
+                || $make,
+                || {
+                    let $k = $other;
+                    $make
+                },
+            );
             let $c = $user;
             check(
                 $what,
@@ -606,9 +622,11 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
     macro_rules! aes {
         ($t:ty, $n:expr) => {
             for b in aes_ct::Backend::available() {
-                let k = key($n, 13);
+                let (k, k2) = (key($n, 13), key($n, 113));
                 let k: &aes_ct::cipher::Key<$t> = k.as_slice().try_into().unwrap();
+                let k2: &aes_ct::cipher::Key<$t> = k2.as_slice().try_into().unwrap();
                 key_case!(
+                    k / k2,
                     format!("{} on {b}", stringify!($t)),
                     || <$t>::new_with_backend(k, b).unwrap(),
                     |c| {
@@ -626,7 +644,9 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
 
     for b in ghash_ct::Backend::available() {
         let h: [u8; 16] = key(16, 17).try_into().unwrap();
+        let h2: [u8; 16] = key(16, 117).try_into().unwrap();
         key_case!(
+            h / h2,
             format!("GHash on {b}"),
             || ghash_ct::GHash::new_with_backend(&h.into(), b).unwrap(),
             g = ghash_ct::GHashKey::new_with_backend(&h.into(), b).unwrap(),
@@ -643,8 +663,9 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
     // which build their key forms each their own way.
     macro_rules! gcm {
         ($t:ty, $aes:ty, $n:expr) => {
-            let k = key($n, 19);
+            let (k, k2) = (key($n, 19), key($n, 119));
             let k: &aes_gcm_ct::Key<$t> = k.as_slice().try_into().unwrap();
+            let k2: &aes_gcm_ct::Key<$t> = k2.as_slice().try_into().unwrap();
             let seal = |g: &$t| {
                 let mut buf = [0x3cu8; 1029];
                 let tag =
@@ -653,17 +674,20 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
             };
             for b in aes_gcm_ct::Backend::available() {
                 key_case!(
+                    k / k2,
                     format!("{} on {b}", stringify!($t)),
                     || <$t>::new_with_backend(k, b).unwrap(),
                     |g| { seal(&g) }
                 );
             }
             key_case!(
+                k / k2,
                 format!("{} by KeyInit::new", stringify!($t)),
                 || <$t as aes_gcm_ct::KeyInit>::new(k),
                 |g| { seal(&g) }
             );
             key_case!(
+                k / k2,
                 format!("{} from {}", stringify!($t), stringify!($aes)),
                 || <$t>::from(<$aes as aes_ct::cipher::KeyInit>::new(k)),
                 |g| { seal(&g) }
@@ -675,7 +699,9 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
 
     for b in adiantum_ct::Backend::available() {
         let k: [u8; 32] = key(32, 23).try_into().unwrap();
+        let k2: [u8; 32] = key(32, 123).try_into().unwrap();
         key_case!(
+            k / k2,
             format!("Adiantum on NH {b}"),
             || adiantum_ct::Adiantum::new_with_backend(&k.into(), b).unwrap(),
             |a| {

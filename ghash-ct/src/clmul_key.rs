@@ -108,6 +108,12 @@ pub(crate) fn by_runs<const W: usize, const RELOAD: bool, K, A>(
 /// [`ClmulKey`] of `$ways` powers (middle terms laid out for `$lanes` blocks
 /// per vector) built with the product `|$t, $a, $b|
 /// $dot` (`$t` the token), and hashes with the target-feature fn `$update`.
+/// Bytes of dead stack a carry-less-multiply update zeroes on 32-bit x86
+/// (the update's frame, with a margin; `ct-check`'s dead-stack test on
+/// i686 fails when it is too small).
+#[cfg(target_arch = "x86")]
+pub(crate) const X86_SPILL_SCRUB: usize = 1024;
+
 #[cfg(not(target_arch = "arm"))]
 macro_rules! clmul_engine {
     (
@@ -142,7 +148,12 @@ macro_rules! clmul_engine {
                 // SAFETY: a key holds a token, which `token()` only hands out
                 // after the CPU check for every feature enabled on the
                 // update function passed.
-                unsafe { $update::<GHASH>(key, acc, blocks) }
+                unsafe { $update::<GHASH>(key, acc, blocks) };
+                // 32-bit x86 has 8 vector registers: the update spills most
+                // of the key's powers into its frame, a copy of the key
+                // left on the dead stack; zero that frame.
+                #[cfg(target_arch = "x86")]
+                ct_dispatch::wipe::scrub_stack::<{ crate::clmul_key::X86_SPILL_SCRUB }>();
             }
         }
     };
