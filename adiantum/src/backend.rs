@@ -88,8 +88,8 @@ macro_rules! engine {
         pub(crate) struct $engine;
 
         #[doc = concat!(
-            "Proof that this CPU ", $what, " (only [`", stringify!($engine),
-            "::token`] makes one)."
+            "Proof that this CPU ", $what, " (only `", stringify!($engine),
+            "`'s [`Engine::token`](crate::backend::Engine::token) makes one)."
         )]
         #[derive(Clone, Copy, Debug)]
         pub(crate) struct Token(());

@@ -154,8 +154,8 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
         padded_batch::<Self::Batch>(b, |x| Self::encrypt_batch(k, x))
     }
     /// The policy numbers for this batch implementation: one of the
-    /// constants below ([`X86_POLICY`], [`ARMV7_POLICY`],
-    /// [`AARCH64_POLICY`]), so every threshold lives in this file.
+    /// constants below (`X86_POLICY`, `ARMV7_POLICY`, `AARCH64_POLICY`,
+    /// each on its own architecture), so every threshold lives in this file.
     fn policy(t: Self::Token) -> Policy;
     /// CTR over whole batches (`blocks.len()` a multiple of `Batch`):
     /// XOR `blocks` with the encryptions of `nonce || BE32(ctr + i)`
@@ -240,7 +240,7 @@ pub(crate) const X86_POLICY: [Policy; 3] = [
 ];
 
 /// armv7 (NEON `vtbl` vpaes + NEON bsaes assembly, 8-block batches): the
-/// same rule as [`X86_POLICY`], one width: a padded batch pays from 6
+/// same rule as `X86_POLICY`, one width: a padded batch pays from 6
 /// tail blocks once the key is converted in the call; converting for a
 /// tail alone never pays (8 = the batch: never). The instruction counts
 /// behind both numbers are in aes-ct/PERFORMANCE-arm.md (`cargo xtask

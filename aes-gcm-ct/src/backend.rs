@@ -9,7 +9,7 @@
 //!
 //! Selection happens once, at key setup, in one function, [`choose`]: for
 //! a cipher of aes-ct's own types, [`Backend::detected`] (the first line of
-//! [`backends!`] this CPU runs that keeps aes-ct's own choice of AES
+//! the path table below this CPU runs that keeps aes-ct's own choice of AES
 //! instructions or not, so `--cfg aes_ct_backend="soft"` is honoured);
 //! for any other cipher the generic path. `--cfg aes_gcm_ct_backend="NAME"`
 //! narrows automatic selection to that path; `AesGcm::new_with_backend` asks for one

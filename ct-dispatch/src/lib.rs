@@ -18,8 +18,8 @@
 //!
 //! [`arm::has_neon`] is the one NEON check for 32-bit ARM, where
 //! `cpufeatures` does not build: `getauxval(AT_HWCAP)` on Linux, cached.
-//! [`x86`] is the one x86/x86_64 detection (CPUID and XCR0, cached), and
-//! [`x86_detect!`] the CPU check backends make with it.
+//! `x86` (on x86 targets) is the one x86/x86_64 detection (CPUID and XCR0, cached), and
+//! `x86_detect!` the CPU check backends make with it.
 #![no_std]
 
 /// Methods of a vector-width trait impl that each wrap one intrinsic, one

@@ -254,15 +254,25 @@ fn steps() -> Vec<Step> {
         vec![],
         cargo_line("test -p aes-ct -p aes-gcm-ct -p benches --all-features --no-fail-fast"),
     ));
-    // The API docs as docs.rs builds them: a broken intra-doc link or bad
-    // markup fails the run (the doctests ran with the host tests).
+    // The API docs as docs.rs builds them, then the internal docs a
+    // contributor reads (`--document-private-items`): a broken intra-doc
+    // link or bad markup fails the run (the doctests ran with the host
+    // tests).
     s.push(step(
-        "docs: cargo doc --workspace --no-deps, warnings denied",
+        "docs: cargo doc --workspace --no-deps, public and private items, warnings denied",
         Some("host"),
         vec![],
         Box::new(|| {
             run(cargo()
                 .args(["doc", "--workspace", "--no-deps"])
+                .env("RUSTDOCFLAGS", "-D warnings"))?;
+            run(cargo()
+                .args([
+                    "doc",
+                    "--workspace",
+                    "--no-deps",
+                    "--document-private-items",
+                ])
                 .env("RUSTDOCFLAGS", "-D warnings"))
         }),
     ));

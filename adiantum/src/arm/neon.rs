@@ -17,6 +17,7 @@
 //!
 //! Register plan (AAPCS: r0-r3, ip, q0-q3, q8-q15 are scratch; d8-d15 are
 //! saved with `vpush`/`vpop`):
+//! ```text
 //!   r0  key pointer (advances 16 bytes per unit)
 //!   r1  message pointer (advances 16 bytes per unit)
 //!   r2  units left (public length)       r3  out pointer (8 x u64)
@@ -25,6 +26,7 @@
 //!   q4-q10  key vectors K[u]..K[u+6] (4-unit loop); q4-q7 in the 1-unit loop
 //!   q12-q15 message units M[u]..M[u+3]
 //!   q11 and each dead key/message register: T = M + K temporaries
+//! ```
 
 //!
 //! ## ChaCha

@@ -226,7 +226,7 @@ pub(super) unsafe fn decrypt1<const NR: usize>(rk: &[[u8; 16]; 15], inp: *const 
 pub(crate) struct ArmVpaes;
 
 /// Encryption round keys (both directions use them; the schedule wipes
-/// itself on drop). Only [`ArmVpaes::expand`] makes one, with a NEON
+/// itself on drop). Only `ArmVpaes`'s `SingleBlock::expand` makes one, with a NEON
 /// token.
 #[derive(Clone)]
 pub(crate) struct Key<const NR: usize> {

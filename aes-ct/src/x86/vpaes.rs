@@ -4,7 +4,7 @@
 //! Technique: M. Hamburg, "Accelerating AES with Vector Permute
 //! Instructions", CHES 2009, section 4. The state is kept in a basis
 //! where every byte is a pair of nibbles of the tower field
-//! GF(2^8) = GF(16)[t]/(t^2 + t + z): byte `x` is written `i t + j t'`
+//! `GF(2^8) = GF(16)[t]/(t^2 + t + z)`: byte `x` is written `i t + j t'`
 //! (`t' = t + 1`), and stored as high nibble `i`, low nibble `k = i + j`.
 //! With `a = 1/z` the inverse of `x` is a sum of a function of
 //! `io = j + 1/(1/i + a/k)` and a function of `jo = i + 1/(1/j + a/k)`,
@@ -63,7 +63,7 @@ use super::{cpu_avx2, cpu_ssse3};
 // ---------------------------------------------------------------------
 // Table derivation (compile time).
 
-/// GF(16) = GF(2)[w]/(w^4 + w + 1).
+/// `GF(16) = GF(2)[w]/(w^4 + w + 1)`.
 const fn mul4(a: u8, b: u8) -> u8 {
     let mut r = 0u8;
     let mut i = 0;
