@@ -28,15 +28,16 @@
 //!   pipelines (512-bit operations issued as two 256-bit halves); bunched
 //!   after one round, the multiplies stall the AES rounds behind them.
 //!   Decryption's multiplies, whose inputs are loaded fresh, all follow
-//!   round 1, vector 0 last (spread, they measured no faster). The sums are reduced lane-wise
-//!   and then folded (one vector folded, not three). Counter blocks are
+//!   round 1, vector 0 last (spread, they measured no faster). The sums
+//!   are reduced lane-wise and then folded (one vector folded, not
+//!   three). Counter blocks are
 //!   kept with a little-endian counter word, stepped with one add per
 //!   vector and turned into real blocks with one shuffle per vector: the
 //!   same instructions for every counter value, which is secret unless
 //!   the nonce has 96 bits (J0 = GHASH_H(nonce)), so no branch on a carry.
-//!   Schoolbook products (4 multiplies), not Karatsuba (3): the multiplier
-//!   is not the bound here, and Karatsuba's extra XORs and shuffles are
-//!   (`PERFORMANCE.md`).
+//!   Schoolbook products (4 multiplies), not Karatsuba (3): Karatsuba's
+//!   extra XORs and shuffles cost what the saved multiply gains, at
+//!   either width (`PERFORMANCE.md`).
 //! * Remainder (fewer than 16 blocks, the last one possibly partial; on
 //!   AVX-512 also a whole last batch, which saves the loop's second
 //!   reduction for the lengths block): ONE vectorised pass, not a
