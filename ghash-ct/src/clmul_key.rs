@@ -103,17 +103,17 @@ pub(crate) fn by_runs<const W: usize, const RELOAD: bool, K, A>(
     }
 }
 
-/// The [`Engine`](crate::backend::Engine) of a carry-less-multiply backend:
-/// `$engine` runs on `$token`s from the cached CPU check `$cpu`, keeps a
-/// [`ClmulKey`] of `$ways` powers (middle terms laid out for `$lanes` blocks
-/// per vector) built with the product `|$t, $a, $b|
-/// $dot` (`$t` the token), and hashes with the target-feature fn `$update`.
 /// Bytes of dead stack a carry-less-multiply update zeroes on 32-bit x86
 /// (the update's frame, with a margin; `ct-check`'s dead-stack test on
 /// i686 fails when it is too small).
 #[cfg(target_arch = "x86")]
 pub(crate) const X86_SPILL_SCRUB: usize = 1024;
 
+/// The [`Engine`](crate::backend::Engine) of a carry-less-multiply backend:
+/// `$engine` runs on `$token`s from the cached CPU check `$cpu`, keeps a
+/// [`ClmulKey`] of `$ways` powers (middle terms laid out for `$lanes` blocks
+/// per vector) built with the product `|$t, $a, $b|
+/// $dot` (`$t` the token), and hashes with the target-feature fn `$update`.
 #[cfg(not(target_arch = "arm"))]
 macro_rules! clmul_engine {
     (

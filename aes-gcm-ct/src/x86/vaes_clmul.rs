@@ -827,7 +827,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     }
                     // Vector N - r after round r, vector 0 last (every
                     // vector gets a round: NR - 1 >= 9 > N).
-                    if have_prev && r >= 1 && r <= V::N {
+                    if have_prev && r <= V::N {
                         let k = V::N - r;
                         mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
                     }
