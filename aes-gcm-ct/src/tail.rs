@@ -16,6 +16,7 @@
 //! lengths; nothing branches on data.
 
 use crate::Block;
+use ct_dispatch::wipe::{Zeroable, wipe};
 
 #[inline(always)]
 fn xor(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
@@ -51,6 +52,57 @@ pub(crate) unsafe trait Ops: Copy {
     /// `self * h`, reduced (one POLYVAL multiply).
     unsafe fn mul_h(self, h: Self) -> Self;
     unsafe fn zero() -> Self;
+}
+
+/// A fused loop's vector copies of the round keys (`rk[..=NR]`) and of
+/// H^1..H^8 (`hp`), wiped when dropped: the loops name them as locals, so
+/// the compiler may keep them in the frame, and no path ends without the
+/// wipe.
+pub(crate) struct LoopKey<V: Zeroable> {
+    pub(crate) rk: [V; 15],
+    pub(crate) hp: [V; 8],
+}
+
+impl<V: Ops + Zeroable> LoopKey<V> {
+    /// All zero; [`fill`](Self::fill) loads it where it stays (a key
+    /// returned by value would leave a copy in the callee's frame).
+    ///
+    /// # Safety
+    /// `V`'s CPU features.
+    #[inline(always)]
+    pub(crate) unsafe fn zero() -> Self {
+        // SAFETY: the caller's contract (the features).
+        unsafe {
+            LoopKey {
+                rk: [V::zero(); 15],
+                hp: [V::zero(); 8],
+            }
+        }
+    }
+
+    /// The first `NR + 1` round keys of `rk` and the first 8 powers of `h`.
+    ///
+    /// # Safety
+    /// `V`'s CPU features.
+    #[inline(always)]
+    pub(crate) unsafe fn fill<const NR: usize>(&mut self, rk: &[[u8; 16]], h: &[[u8; 16]]) {
+        // SAFETY: the caller's contract (the features).
+        unsafe {
+            for (r, b) in self.rk[..=NR].iter_mut().zip(&rk[..=NR]) {
+                *r = V::ld(b);
+            }
+            for (p, b) in self.hp.iter_mut().zip(h) {
+                *p = V::ld(b);
+            }
+        }
+    }
+}
+
+impl<V: Zeroable> Drop for LoopKey<V> {
+    fn drop(&mut self) {
+        wipe(&mut self.rk);
+        wipe(&mut self.hp);
+    }
 }
 
 /// Where a fused loop stopped: the input and output pointers, the bytes

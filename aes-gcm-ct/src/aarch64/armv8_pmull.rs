@@ -16,6 +16,7 @@
 //! 11-15 round keys, 8 powers, 3 accumulators and the block being
 //! multiplied fit without spills.
 
+use super::tail::{LoopKey, Rest, finish_with};
 use crate::{Block, Msg};
 use core::arch::aarch64::*;
 
@@ -177,14 +178,11 @@ fn round(x: V, k: V) -> V {
 #[target_feature(enable = "neon,aes")]
 fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
-    let mut rk = [zero(); 15];
-    for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
-        *r = ld(k);
-    }
-    let mut hp = [zero(); 8];
-    for (p, k) in hp.iter_mut().zip(key.h.iter()) {
-        *p = ld(k);
-    }
+    // SAFETY: this function has `Ops for V`'s features.
+    let mut k = unsafe { LoopKey::<V>::zero() };
+    // SAFETY: as above.
+    unsafe { k.fill::<NR>(&key.rk, &key.h) };
+    let (rk, hp) = (&k.rk, &k.hp);
     // aese XORs the round key first: rounds 0..NR-1 with aesmc, the last
     // without, then the final round key.
     let last = |x: V| -> V { xor(vaeseq_u8(x, rk[NR - 1]), rk[NR]) };
@@ -323,14 +321,9 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
         }
     }
 
-    // Whole blocks left, the partial block, lengths and tag: shared.
-    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len; this
-    // function has `Ops for V`'s features.
-    let tag = unsafe {
-        let rest = super::tail::Rest(inp, out, off, len, aad.len(), encrypt);
-        super::tail::finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c)))
-    };
-    ct_dispatch::wipe::wipe(&mut rk);
-    ct_dispatch::wipe::wipe(&mut hp);
-    tag
+    // The rest (whole blocks, partial block, lengths, tag) is shared; `k`
+    // wipes itself.
+    let rest = Rest(inp, out, off, len, aad.len(), encrypt);
+    // SAFETY: `inp`/`out` hold `len` bytes, off <= len; the features.
+    unsafe { finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c))) }
 }

@@ -26,6 +26,7 @@
 //! hi), the block being multiplied; round keys and powers are memory
 //! operands from the stack copy (L1).
 
+use super::tail::{LoopKey, Rest, finish_with};
 use crate::{Block, Msg};
 use core::arch::x86_64::*;
 
@@ -180,14 +181,11 @@ const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1")]
 fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
-    let mut rk = [_mm_setzero_si128(); 15];
-    for (r, k) in rk[..=NR].iter_mut().zip(&key.rk[..=NR]) {
-        *r = ld(k);
-    }
-    let mut hp = [_mm_setzero_si128(); 8];
-    for (p, k) in hp.iter_mut().zip(key.h.iter().take(8)) {
-        *p = ld(k);
-    }
+    // SAFETY: this function has `Ops for __m128i`'s features.
+    let mut k = unsafe { LoopKey::<__m128i>::zero() };
+    // SAFETY: as above.
+    unsafe { k.fill::<NR>(&key.rk, &key.h) };
+    let (rk, hp) = (&k.rk, &k.hp);
     let aes1 = |x: __m128i| -> __m128i {
         let mut x = _mm_xor_si128(x, rk[0]);
         for k in &rk[1..NR] {
@@ -302,14 +300,9 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
         }
     }
 
-    // Whole blocks left, the partial block, lengths and tag: shared.
-    // SAFETY: `inp`/`out` are valid for `len` bytes, off <= len; this
-    // function has `Ops for __m128i`'s features.
-    let tag = unsafe {
-        let rest = super::tail::Rest(inp, out, off, len, aad.len(), encrypt);
-        super::tail::finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c)))
-    };
-    ct_dispatch::wipe::wipe(&mut rk);
-    ct_dispatch::wipe::wipe(&mut hp);
-    tag
+    // The rest (whole blocks, partial block, lengths, tag) is shared; `k`
+    // wipes itself.
+    let rest = Rest(inp, out, off, len, aad.len(), encrypt);
+    // SAFETY: `inp`/`out` hold `len` bytes, off <= len; the features.
+    unsafe { finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c))) }
 }
