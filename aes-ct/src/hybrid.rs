@@ -497,17 +497,20 @@ struct HybridBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
     batches: Cell<usize>,
 }
 
-impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> BlockSizeUser
-    for HybridBackend<'_, V, B, NR>
-{
-    type BlockSize = U16;
+/// Both cipher backends: 16-byte blocks, `B`'s batch as the parallel size.
+macro_rules! backend_sizes {
+    ($($t:ident),+) => { $(
+        impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> BlockSizeUser for $t<'_, V, B, NR> {
+            type BlockSize = U16;
+        }
+        impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> ParBlocksSizeUser
+            for $t<'_, V, B, NR>
+        {
+            type ParBlocksSize = B::Batch;
+        }
+    )+ };
 }
-
-impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> ParBlocksSizeUser
-    for HybridBackend<'_, V, B, NR>
-{
-    type ParBlocksSize = B::Batch;
-}
+backend_sizes!(HybridBackend, BatchBackend);
 
 /// Run `blocks` through the single-block side, two at a time.
 #[inline(always)]
@@ -857,18 +860,6 @@ struct BatchBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
     &'a B::Key<NR>,
     PhantomData<V>,
 );
-
-impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> BlockSizeUser
-    for BatchBackend<'_, V, B, NR>
-{
-    type BlockSize = U16;
-}
-
-impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> ParBlocksSizeUser
-    for BatchBackend<'_, V, B, NR>
-{
-    type ParBlocksSize = B::Batch;
-}
 
 macro_rules! batch_dir {
     ($tr:ident, $one:ident, $par:ident, $tail:ident, $batch:ident, $short:ident) => {
