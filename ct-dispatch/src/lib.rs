@@ -124,6 +124,41 @@ macro_rules! intrinsic_methods {
     };
 }
 
+/// [`intrinsic_methods!`] for two vector widths at once: one row per
+/// method, one column per type, so a method's name and signature are
+/// written once and each width only names its intrinsic. Expands to one
+/// `impl` of the trait per type:
+///
+/// ```ignore
+/// ct_dispatch::intrinsic_columns! {
+///     impl Ops for [__m512i, __m256i] {
+///         fn xor(self, Self) = [_mm512_xor_si512, _mm256_xor_si256];
+///         fn bsl8(self) = [_mm512_bslli_epi128::<8>, _mm256_bslli_epi128::<8>];
+///     }
+/// }
+/// ```
+///
+/// The rows take every form [`intrinsic_methods!`] takes; the trait holds
+/// only such methods (a width's own methods go in a trait of their own).
+#[macro_export]
+macro_rules! intrinsic_columns {
+    (impl $tr:ident for [$a:ty, $b:ty] { $(
+        fn $name:ident $(<const $g:ident: $gt:ty>)? ($($args:tt)*) $(-> $r:ty)?
+            = [$ia:ident $(::<$na:literal>)?, $ib:ident $(::<$nb:literal>)?];
+    )* }) => {
+        impl $tr for $a {
+            $crate::intrinsic_methods! { $(
+                fn $name $(<const $g: $gt>)? ($($args)*) $(-> $r)? = $ia $(::<$na>)?;
+            )* }
+        }
+        impl $tr for $b {
+            $crate::intrinsic_methods! { $(
+                fn $name $(<const $g: $gt>)? ($($args)*) $(-> $r)? = $ib $(::<$nb>)?;
+            )* }
+        }
+    };
+}
+
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub mod x86;
 

@@ -105,13 +105,35 @@ impl Features {
     /// compile error in a constant) on any other name.
     #[doc(hidden)]
     pub const fn named(name: &str) -> Self {
+        Self::named_in(name.as_bytes(), 0, name.len())
+    }
+
+    /// The flags of a comma-separated list of `target_feature` names, as
+    /// written in `#[target_feature(enable = "...")]`; panics (a compile
+    /// error in a constant) on any name not in [`Self::NAMED`].
+    #[doc(hidden)]
+    pub const fn named_list(list: &str) -> Self {
+        let b = list.as_bytes();
+        let (mut set, mut start, mut i) = (Self::EMPTY, 0, 0);
+        while i <= b.len() {
+            if i == b.len() || b[i] == b',' {
+                set = set.union(Self::named_in(b, start, i));
+                start = i + 1;
+            }
+            i += 1;
+        }
+        set
+    }
+
+    /// [`Self::named`] of `b[start..end]`.
+    const fn named_in(b: &[u8], start: usize, end: usize) -> Self {
         let mut i = 0;
         while i < Self::NAMED.len() {
             let (n, flag) = Self::NAMED[i];
-            if n.len() == name.len() {
-                let (a, b) = (n.as_bytes(), name.as_bytes());
+            if n.len() == end - start {
+                let a = n.as_bytes();
                 let mut j = 0;
-                while j < a.len() && a[j] == b[j] {
+                while j < a.len() && a[j] == b[start + j] {
                     j += 1;
                 }
                 if j == a.len() {
@@ -372,9 +394,11 @@ pub fn has(want: Features) -> bool {
     features().contains(want)
 }
 
-/// A CPU check: `x86_detect!(cpu_vaes256, "aes", "vaes", "avx2");` makes a
-/// module `cpu_vaes256` whose `get() -> bool` says whether this CPU has all
-/// the named features (names as in `#[target_feature(enable = ...)]`; see
+/// A CPU check: `x86_detect!(cpu_vaes256, "aes", "vaes", "avx2");` (or the
+/// list as one string, `"aes,vaes,avx2"`, as a `target_feature` attribute
+/// writes it) makes a module `cpu_vaes256` whose `get() -> bool` says
+/// whether this CPU has all the named features (names as in
+/// `#[target_feature(enable = ...)]`; see
 /// [`x86::Features::NAMED`](crate::x86::Features::NAMED)). Detection is
 /// [`x86::features`](crate::x86::features), cached.
 #[macro_export]
@@ -399,7 +423,7 @@ macro_rules! x86_detect {
 #[macro_export]
 macro_rules! __x86_feature {
     ($tf:literal) => {
-        const { $crate::x86::Features::named($tf) }
+        const { $crate::x86::Features::named_list($tf) }
     };
 }
 

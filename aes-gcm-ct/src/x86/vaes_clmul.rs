@@ -74,29 +74,11 @@ use ct_dispatch::wipe::wipe;
 
 ct_dispatch::x86_detect!(
     cpu_vaes512,
-    "aes",
-    "pclmulqdq",
-    "sse2",
-    "ssse3",
-    "sse4.1",
-    "avx",
-    "avx2",
-    "avx512f",
-    "avx512bw",
-    "vaes",
-    "vpclmulqdq"
+    "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq"
 );
 ct_dispatch::x86_detect!(
     cpu_vaes256,
-    "aes",
-    "pclmulqdq",
-    "sse2",
-    "ssse3",
-    "sse4.1",
-    "avx",
-    "avx2",
-    "vaes",
-    "vpclmulqdq"
+    "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq"
 );
 
 /// Blocks per main-loop batch (and per reduction), both widths.
@@ -212,40 +194,22 @@ fn crypt256<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     unsafe { body::<Y, NR>(key, j0, aad, inp, out, len, encrypt) }
 }
 
-/// A vector of `L` 128-bit lanes. The implementations are only used inside
+/// The one-intrinsic operations of a vector of 128-bit lanes, both widths
+/// from one table ([`ct_dispatch::intrinsic_columns!`]). Only used inside
 /// `crypt512` / `crypt256` and `powers512` / `powers256`, entered after the
-/// matching CPU check, and are inlined there (so the intrinsics run with
-/// those target features).
+/// matching CPU check, and inlined there (so the intrinsics run with those
+/// target features).
 ///
 /// # Safety
 /// Every method requires the CPU features of its width (see the CPU
 /// checks above).
-trait Lanes: Copy + ct_dispatch::wipe::Zeroable {
-    /// 128-bit lanes per vector.
-    const L: usize;
-    /// Vectors per main-loop batch (N L = 16 blocks, one reduction).
-    const N: usize;
-    /// Whether the registers hold a batch of ciphertext beside the AES
-    /// states (32 zmm: yes; 16 ymm: no, it is read back from L1).
-    const KEEP: bool;
+trait Ops: Copy + ct_dispatch::wipe::Zeroable {
     unsafe fn zero() -> Self;
     unsafe fn bcast(x: __m128i) -> Self;
     /// `x` in lane 0, zero elsewhere.
     unsafe fn lane0(x: __m128i) -> Self;
-    /// The counter word (dword 3) of lane i = i, all else zero.
-    #[inline(always)]
-    unsafe fn lane_index() -> Self {
-        const IDX: [u32; 16] = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3];
-        // SAFETY: the trait's contract; `IDX` holds 16 L <= 64 bytes.
-        unsafe { Self::load(IDX.as_ptr().cast()) }
-    }
     unsafe fn load(p: *const u8) -> Self;
     unsafe fn store(p: *mut u8, v: Self);
-    /// `n` (1..=16L) bytes from `p`, zero above.
-    unsafe fn load_part(p: *const u8, n: usize) -> Self;
-    /// Store the low `n` (1..=16L) bytes of `v` to `p`; returns `v` with
-    /// the bytes above `n` zeroed.
-    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self;
     unsafe fn xor(self, b: Self) -> Self;
     unsafe fn add32(self, b: Self) -> Self;
     unsafe fn shuf(self, m: Self) -> Self;
@@ -257,15 +221,42 @@ trait Lanes: Copy + ct_dispatch::wipe::Zeroable {
     unsafe fn bsr8(self) -> Self;
     /// Each lane's two 64-bit halves swapped.
     unsafe fn swap64(self) -> Self;
+    /// Lane `L - 1`.
+    unsafe fn last_lane(self) -> __m128i;
+    /// The lanes in reverse order.
+    unsafe fn rev_lanes(self) -> Self;
+}
+
+/// A vector of `L` 128-bit lanes: its sizes and the operations that take
+/// more than one intrinsic.
+///
+/// # Safety
+/// As [`Ops`].
+trait Lanes: Ops {
+    /// 128-bit lanes per vector.
+    const L: usize;
+    /// Vectors per main-loop batch (N L = 16 blocks, one reduction).
+    const N: usize;
+    /// Whether the registers hold a batch of ciphertext beside the AES
+    /// states (32 zmm: yes; 16 ymm: no, it is read back from L1).
+    const KEEP: bool;
+    /// The counter word (dword 3) of lane i = i, all else zero.
+    #[inline(always)]
+    unsafe fn lane_index() -> Self {
+        const IDX: [u32; 16] = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3];
+        // SAFETY: the trait's contract; `IDX` holds 16 L <= 64 bytes.
+        unsafe { Self::load(IDX.as_ptr().cast()) }
+    }
+    /// `n` (1..=16L) bytes from `p`, zero above.
+    unsafe fn load_part(p: *const u8, n: usize) -> Self;
+    /// Store the low `n` (1..=16L) bytes of `v` to `p`; returns `v` with
+    /// the bytes above `n` zeroed.
+    unsafe fn store_part(p: *mut u8, v: Self, n: usize) -> Self;
     /// XOR of the lanes.
     unsafe fn fold(self) -> __m128i;
     /// The vector of lanes `l[0]` (lane 0) .. `l[L - 1]`; `l` has `L`
     /// entries.
     unsafe fn from_lanes(l: &[__m128i]) -> Self;
-    /// Lane `L - 1`.
-    unsafe fn last_lane(self) -> __m128i;
-    /// The lanes in reverse order.
-    unsafe fn rev_lanes(self) -> Self;
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
@@ -274,28 +265,33 @@ type Z = __m512i;
 /// 256-bit vector (AVX2 + VAES + VPCLMULQDQ).
 type Y = __m256i;
 
+ct_dispatch::intrinsic_columns! {
+    impl Ops for [Z, Y] {
+        fn zero() = [_mm512_setzero_si512, _mm256_setzero_si256];
+        fn bcast(x: __m128i) = [_mm512_broadcast_i32x4, _mm256_broadcastsi128_si256];
+        fn lane0(x: __m128i) = [_mm512_zextsi128_si512, _mm256_zextsi128_si256];
+        fn load(p: *const u8) = [_mm512_loadu_si512, _mm256_loadu_si256];
+        fn store(p: *mut u8, v) = [_mm512_storeu_si512, _mm256_storeu_si256];
+        fn xor(self, Self) = [_mm512_xor_si512, _mm256_xor_si256];
+        fn add32(self, Self) = [_mm512_add_epi32, _mm256_add_epi32];
+        fn shuf(self, Self) = [_mm512_shuffle_epi8, _mm256_shuffle_epi8];
+        fn aesenc(self, Self) = [_mm512_aesenc_epi128, _mm256_aesenc_epi128];
+        fn aesenclast(self, Self) = [_mm512_aesenclast_epi128, _mm256_aesenclast_epi128];
+        fn bsl8(self) = [_mm512_bslli_epi128::<8>, _mm256_bslli_epi128::<8>];
+        fn bsr8(self) = [_mm512_bsrli_epi128::<8>, _mm256_bsrli_epi128::<8>];
+        fn swap64(self) = [_mm512_shuffle_epi32::<0x4e>, _mm256_shuffle_epi32::<0x4e>];
+        fn clmul<const I: i32>(self, Self) = [_mm512_clmulepi64_epi128, _mm256_clmulepi64_epi128];
+        fn last_lane(self) -> __m128i
+            = [_mm512_extracti32x4_epi32::<3>, _mm256_extracti128_si256::<1>];
+        fn rev_lanes(self, self)
+            = [_mm512_shuffle_i64x2::<0x1b>, _mm256_permute2x128_si256::<0x01>];
+    }
+}
+
 impl Lanes for Z {
     const L: usize = 4;
     const N: usize = 4;
     const KEEP: bool = true;
-    ct_dispatch::intrinsic_methods! {
-        fn zero() = _mm512_setzero_si512;
-        fn bcast(x: __m128i) = _mm512_broadcast_i32x4;
-        fn lane0(x: __m128i) = _mm512_zextsi128_si512;
-        fn load(p: *const u8) = _mm512_loadu_si512;
-        fn store(p: *mut u8, v) = _mm512_storeu_si512;
-        fn xor(self, Self) = _mm512_xor_si512;
-        fn add32(self, Self) = _mm512_add_epi32;
-        fn shuf(self, Self) = _mm512_shuffle_epi8;
-        fn aesenc(self, Self) = _mm512_aesenc_epi128;
-        fn aesenclast(self, Self) = _mm512_aesenclast_epi128;
-        fn bsl8(self) = _mm512_bslli_epi128::<8>;
-        fn bsr8(self) = _mm512_bsrli_epi128::<8>;
-        fn swap64(self) = _mm512_shuffle_epi32::<0x4e>;
-        fn clmul<const I: i32>(self, Self) = _mm512_clmulepi64_epi128;
-        fn last_lane(self) -> __m128i = _mm512_extracti32x4_epi32::<3>;
-        fn rev_lanes(self, self) = _mm512_shuffle_i64x2::<0x1b>;
-    }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
         let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
@@ -338,24 +334,6 @@ impl Lanes for Y {
     const L: usize = 2;
     const N: usize = 8;
     const KEEP: bool = false;
-    ct_dispatch::intrinsic_methods! {
-        fn zero() = _mm256_setzero_si256;
-        fn bcast(x: __m128i) = _mm256_broadcastsi128_si256;
-        fn lane0(x: __m128i) = _mm256_zextsi128_si256;
-        fn load(p: *const u8) = _mm256_loadu_si256;
-        fn store(p: *mut u8, v) = _mm256_storeu_si256;
-        fn xor(self, Self) = _mm256_xor_si256;
-        fn add32(self, Self) = _mm256_add_epi32;
-        fn shuf(self, Self) = _mm256_shuffle_epi8;
-        fn aesenc(self, Self) = _mm256_aesenc_epi128;
-        fn aesenclast(self, Self) = _mm256_aesenclast_epi128;
-        fn bsl8(self) = _mm256_bslli_epi128::<8>;
-        fn bsr8(self) = _mm256_bsrli_epi128::<8>;
-        fn swap64(self) = _mm256_shuffle_epi32::<0x4e>;
-        fn clmul<const I: i32>(self, Self) = _mm256_clmulepi64_epi128;
-        fn last_lane(self) -> __m128i = _mm256_extracti128_si256::<1>;
-        fn rev_lanes(self, self) = _mm256_permute2x128_si256::<0x01>;
-    }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
         // SAFETY: the trait's contract gives the CPU features (`n` readable bytes; the high
