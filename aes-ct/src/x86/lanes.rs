@@ -105,12 +105,15 @@ pub(super) unsafe fn aes_rounds<V: Lanes, const NR: usize, const DEC: bool, cons
 }
 
 /// One width's impl: the intrinsic of each uniform operation (wrapped by
-/// `ct_dispatch::intrinsic_methods!`), then the width's own methods.
+/// `ct_dispatch::intrinsic_methods!`), the broadcast and the lane
+/// extracts of the wider widths (`lane = [index => intrinsic, ...]`), then
+/// the width's own methods.
 macro_rules! lanes {
     ($v:ty, W = $w:literal, load = $load:ident, store = $store:ident,
      splat = $splat:ident, and = $and:ident, xor = $xor:ident, srl = $srl:ident,
      shuf = $shuf:ident, add32 = $add:ident, enc = $enc:ident,
      enclast = $enclast:ident, dec = $dec:ident, declast = $declast:ident,
+     $(bcast = $bcast:ident, lane = [$($li:pat => $lf:ident $(::<$ln:literal>)?),+],)?
      { $($own:item)* }) => {
         impl Lanes for $v {
             const W: usize = $w;
@@ -127,7 +130,19 @@ macro_rules! lanes {
                 fn dec(self, Self) = $dec;
                 fn declast(self, Self) = $declast;
                 fn srl4(self) = $srl::<4>;
+                $(fn bcast(k: __m128i) = $bcast;)?
             }
+            $(
+                #[inline(always)]
+                unsafe fn lane(self, i: usize) -> __m128i {
+                    // SAFETY: the trait's contract.
+                    unsafe {
+                        match i {
+                            $($li => $lf $(::<$ln>)? (self),)+
+                        }
+                    }
+                }
+            )?
             $($own)*
         }
     };
@@ -155,21 +170,9 @@ lanes! {
     splat = _mm256_set1_epi8, and = _mm256_and_si256, xor = _mm256_xor_si256,
     srl = _mm256_srli_epi32, shuf = _mm256_shuffle_epi8, add32 = _mm256_add_epi32,
     enc = _mm256_aesenc_epi128, enclast = _mm256_aesenclast_epi128,
-    dec = _mm256_aesdec_epi128, declast = _mm256_aesdeclast_epi128, {
-        ct_dispatch::intrinsic_methods! {
-            fn bcast(k: __m128i) = _mm256_broadcastsi128_si256;
-        }
-        #[inline(always)]
-        unsafe fn lane(self, i: usize) -> __m128i {
-            // SAFETY: the trait's contract.
-            unsafe {
-                match i {
-                    0 => _mm256_castsi256_si128(self),
-                    _ => _mm256_extracti128_si256::<1>(self),
-                }
-            }
-        }
-    }
+    dec = _mm256_aesdec_epi128, declast = _mm256_aesdeclast_epi128,
+    bcast = _mm256_broadcastsi128_si256,
+    lane = [0 => _mm256_castsi256_si128, _ => _mm256_extracti128_si256::<1>], {}
 }
 
 #[cfg(feature = "vaes")]
@@ -178,21 +181,8 @@ lanes! {
     splat = _mm512_set1_epi8, and = _mm512_and_si512, xor = _mm512_xor_si512,
     srl = _mm512_srli_epi32, shuf = _mm512_shuffle_epi8, add32 = _mm512_add_epi32,
     enc = _mm512_aesenc_epi128, enclast = _mm512_aesenclast_epi128,
-    dec = _mm512_aesdec_epi128, declast = _mm512_aesdeclast_epi128, {
-        ct_dispatch::intrinsic_methods! {
-            fn bcast(k: __m128i) = _mm512_broadcast_i32x4;
-        }
-        #[inline(always)]
-        unsafe fn lane(self, i: usize) -> __m128i {
-            // SAFETY: the trait's contract.
-            unsafe {
-                match i {
-                    0 => _mm512_castsi512_si128(self),
-                    1 => _mm512_extracti32x4_epi32::<1>(self),
-                    2 => _mm512_extracti32x4_epi32::<2>(self),
-                    _ => _mm512_extracti32x4_epi32::<3>(self),
-                }
-            }
-        }
-    }
+    dec = _mm512_aesdec_epi128, declast = _mm512_aesdeclast_epi128,
+    bcast = _mm512_broadcast_i32x4, lane = [0 => _mm512_castsi512_si128,
+    1 => _mm512_extracti32x4_epi32::<1>, 2 => _mm512_extracti32x4_epi32::<2>,
+    _ => _mm512_extracti32x4_epi32::<3>], {}
 }
