@@ -124,7 +124,14 @@ macro_rules! fused_engine {
             fn crypt(key: &Key, msg: crate::Msg<'_, '_, '_>) -> crate::Block {
                 // SAFETY: a `Key` reaches a path only through
                 // `Fused::write_empty`, after the CPU check.
-                unsafe { by_rounds!(key.nr, $crypt(key, msg)) }
+                let tag = unsafe { by_rounds!(key.nr, $crypt(key, msg)) };
+                // Unoptimised builds keep every temporary of the loop (round
+                // keys and powers among them) in its frame: zero those dead
+                // frames there. Optimised builds leave register spills only.
+                if cfg!(debug_assertions) {
+                    ct_dispatch::wipe::scrub_stack::<{ crate::backend::DEBUG_USE_SCRUB }>();
+                }
+                tag
             }
 
             fn ghash(key: &Key, data: &[u8], lens: &crate::Block) -> crate::Block {

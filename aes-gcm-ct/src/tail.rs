@@ -80,20 +80,22 @@ impl<V: Ops + Zeroable> LoopKey<V> {
         }
     }
 
-    /// The first `NR + 1` round keys of `rk` and the first 8 powers of `h`.
-    ///
-    /// # Safety
-    /// `V`'s CPU features.
+    /// The first `NR + 1` round keys of `rk` and the first 8 powers of
+    /// `h`, each loaded by `ld` (the path's own load: a generic one would
+    /// be a call of its own in unoptimised builds, leaving a key copy in
+    /// its frame).
     #[inline(always)]
-    pub(crate) unsafe fn fill<const NR: usize>(&mut self, rk: &[[u8; 16]], h: &[[u8; 16]]) {
-        // SAFETY: the caller's contract (the features).
-        unsafe {
-            for (r, b) in self.rk[..=NR].iter_mut().zip(&rk[..=NR]) {
-                *r = V::ld(b);
-            }
-            for (p, b) in self.hp.iter_mut().zip(h) {
-                *p = V::ld(b);
-            }
+    pub(crate) fn fill<const NR: usize>(
+        &mut self,
+        rk: &[[u8; 16]],
+        h: &[[u8; 16]],
+        ld: impl Fn(&[u8; 16]) -> V,
+    ) {
+        for (r, b) in self.rk[..=NR].iter_mut().zip(&rk[..=NR]) {
+            *r = ld(b);
+        }
+        for (p, b) in self.hp.iter_mut().zip(h) {
+            *p = ld(b);
         }
     }
 }

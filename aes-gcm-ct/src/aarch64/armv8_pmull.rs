@@ -180,8 +180,7 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     // SAFETY: this function has `Ops for V`'s features.
     let mut k = unsafe { LoopKey::<V>::zero() };
-    // SAFETY: as above.
-    unsafe { k.fill::<NR>(&key.rk, &key.h) };
+    k.fill::<NR>(&key.rk, &key.h, ld);
     let (rk, hp) = (&k.rk, &k.hp);
     // aese XORs the round key first: rounds 0..NR-1 with aesmc, the last
     // without, then the final round key.

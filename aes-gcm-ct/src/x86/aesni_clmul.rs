@@ -183,8 +183,7 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     // SAFETY: this function has `Ops for __m128i`'s features.
     let mut k = unsafe { LoopKey::<__m128i>::zero() };
-    // SAFETY: as above.
-    unsafe { k.fill::<NR>(&key.rk, &key.h) };
+    k.fill::<NR>(&key.rk, &key.h, ld);
     let (rk, hp) = (&k.rk, &k.hp);
     let aes1 = |x: __m128i| -> __m128i {
         let mut x = _mm_xor_si128(x, rk[0]);
