@@ -31,8 +31,9 @@
 //!   round 1, vector 0 last (spread, they measured no faster). The sums
 //!   are reduced lane-wise and then folded (one vector folded, not
 //!   three). Counter blocks are
-//!   kept with a little-endian counter word, stepped with one add per
-//!   vector and turned into real blocks with one shuffle per vector: the
+//!   kept with a little-endian counter word (vector 0's only, stepped
+//!   with one add per batch; vector k's is one add of its offset away)
+//!   and turned into real blocks with one shuffle per vector: the
 //!   same instructions for every counter value, which is secret unless
 //!   the nonce has 96 bits (J0 = GHASH_H(nonce)), so no branch on a carry.
 //!   Schoolbook products (4 multiplies), not Karatsuba (3): Karatsuba's
@@ -684,27 +685,6 @@ unsafe fn ctr_le<V: Lanes>(j0v: __m128i, c: u32) -> [V; MAXN] {
     }
 }
 
-/// From one batch's counter blocks ([`ctr_le`] form) to the next: one
-/// 32-bit add of `BATCH` per vector, nothing else. The counter is secret
-/// whenever the nonce is not 96 bits long (J0 = GHASH_H(nonce)), so this
-/// step takes no scalar counter and has no branch: its instructions are
-/// the same for every counter value, carries into the higher counter bytes
-/// included (the add is on the little-endian word; the byte order is
-/// fixed by one shuffle per vector where the blocks are used).
-///
-/// # Safety
-/// `V`'s features.
-#[inline(always)]
-unsafe fn ctr_step<V: Lanes>(cl: &mut [V; MAXN]) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
-        for x in &mut cl[..V::N] {
-            *x = x.add32(inc);
-        }
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn body<V: Lanes, const NR: usize>(
@@ -756,11 +736,27 @@ unsafe fn body<V: Lanes, const NR: usize>(
             hash_aad(&c, &pm, aad)
         };
 
-        // Counter blocks: built once here (`ctr_le`), then stepped with
-        // `ctr_step` only; no scalar counter is kept, so nothing below can
+        // Counter blocks: built once here (`ctr_le`), then stepped as
+        // vectors only; no scalar counter is kept, so nothing below can
         // branch on it.
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         let mut cl = ctr_le::<V>(j0v, ctr0);
+        // The loops keep vector 0's counters (`c0`) only, stepped by one
+        // 32-bit add of `BATCH` per batch, and make vector k's by adding
+        // its offset (L k): the other vectors' counters would otherwise be
+        // loaded, stepped and stored back every batch. The counter is
+        // secret whenever the nonce is not 96 bits long (J0 =
+        // GHASH_H(nonce)), so the step takes no scalar counter and has no
+        // branch: its instructions are the same for every counter value,
+        // carries into the higher counter bytes included (the adds are on
+        // the little-endian word; one shuffle per vector fixes the byte
+        // order where the blocks are used).
+        let mut c0 = cl[0];
+        let mut offs = [V::zero(); MAXN];
+        for (k, o) in offs[..V::N].iter_mut().enumerate() {
+            *o = V::bcast(_mm_set_epi32((V::L * k) as i32, 0, 0, 0));
+        }
+        let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
         // Decryption's multiplies go right after AES round 1, vector 0
         // (which takes `acc`) last; encryption spreads them, one vector per
         // round (the file header says why).
@@ -795,9 +791,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
             while len - off >= last {
                 let mut x = [V::zero(); MAXN];
                 for k in 0..V::N {
-                    x[k] = cl[k].shuf(c.cswap).xor(rk[0]);
+                    x[k] = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
                 }
-                ctr_step(&mut cl);
+                c0 = c0.add32(inc);
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for r in 1..NR {
                     for v in &mut x[..V::N] {
@@ -838,12 +834,12 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 let mut x = [V::zero(); MAXN];
                 let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
-                    x[k] = cl[k].shuf(c.cswap).xor(rk[0]);
+                    x[k] = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
                     if V::KEEP {
                         d[k] = V::load(inp.add(off + 16 * l * k));
                     }
                 }
-                ctr_step(&mut cl);
+                c0 = c0.add32(inc);
                 let input = |k: usize, d: &[V; MAXN]| {
                     if V::KEEP {
                         d[k]
@@ -882,6 +878,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let lens = bswap(ld(&lens));
         let h1 = ld(&key.h[NPOW - 1]);
         let r = len - off;
+        for (c, o) in cl[..V::N].iter_mut().zip(&offs) {
+            *c = c0.add32(*o);
+        }
         let ctrs = &cl;
         let (i, o) = (inp.add(off), out.add(off));
         acc = match r.div_ceil(16 * l) {
@@ -905,6 +904,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         ct_dispatch::wipe::wipe_slice(&mut rk[..=NR]);
         ct_dispatch::wipe::wipe_slice(&mut pm[..V::N]);
         ct_dispatch::wipe::wipe_slice(&mut cl[..V::N]);
+        wipe(&mut c0);
         wipe(&mut m);
         wipe(&mut mask);
         wipe(&mut acc);
