@@ -471,13 +471,6 @@ pub(crate) const FUSED_SETUP_SCRUB: usize = if cfg!(debug_assertions) {
     1024
 };
 
-/// Bytes of dead stack a fused path zeroes after each message in
-/// unoptimised builds (`debug_assertions`, as for [`FUSED_SETUP_SCRUB`]),
-/// whose frames keep every temporary of the loop, round keys and H powers
-/// among them; optimised builds leave register spills only and pay
-/// nothing. `ct-check`'s dead-stack test bounds what a use leaves.
-pub(crate) const DEBUG_USE_SCRUB: usize = 4 * 1024;
-
 /// The key form of the fused paths: the standard round keys and N H powers
 /// in POLYVAL form (little-endian field elements) in the order the path's
 /// loads want (`h[i]` = H^(i+1) for `aesni-clmul` and `armv8-pmull`,
