@@ -484,6 +484,35 @@ mod tests {
         xcr0: XCR0_ZMM | XCR0_PKRU,
     };
 
+    /// A check's feature list as one `target_feature` string means the
+    /// same set as the names one by one: every name counted, the last
+    /// one too, and nothing else.
+    #[test]
+    fn feature_string_is_the_named_set() {
+        let list = F::named_list("aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
+        let mut one_by_one = F::EMPTY;
+        for n in [
+            "aes",
+            "pclmulqdq",
+            "sse2",
+            "ssse3",
+            "sse4.1",
+            "avx",
+            "avx2",
+            "vaes",
+            "vpclmulqdq",
+        ] {
+            assert!(list.contains(F::named(n)), "{n} missing");
+            one_by_one = one_by_one.union(F::named(n));
+        }
+        assert_eq!(list, one_by_one);
+        assert!(!list.contains(F::named("avx512f")));
+        assert_eq!(F::named_list("vpclmulqdq"), F::named("vpclmulqdq"));
+        for (name, flag) in F::NAMED {
+            assert_eq!(F::named_list(name), *flag, "{name}");
+        }
+    }
+
     #[test]
     fn avx512_vaes() {
         let f = decide(&ICE_LAKE);
