@@ -661,28 +661,18 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
     }
 }
 
-/// The counter blocks of the batch whose first counter is `c`, in N
-/// vectors, with the counter word little-endian (so it can be added to;
-/// `cswap` makes the real block; the 32-bit add wraps as GCM's inc32).
-/// Built in registers from `j0v` (J0 is secret unless the nonce has 96
-/// bits, so no stack copy of it is made).
+/// Vector 0's counter blocks of the batch whose first counter is `c`
+/// (lane i holds counter c + i), with the counter word little-endian (so
+/// it can be added to; `cswap` makes the real block; the 32-bit add wraps
+/// as GCM's inc32). Built in registers from `j0v` (J0 is secret unless the
+/// nonce has 96 bits, so no stack copy of it is made).
 ///
 /// # Safety
 /// `V`'s features.
 #[inline(always)]
-unsafe fn ctr_le<V: Lanes>(j0v: __m128i, c: u32) -> [V; MAXN] {
+unsafe fn ctr_le<V: Lanes>(j0v: __m128i, c: u32) -> V {
     // SAFETY: the caller's contract (SSE4.1 is among `V`'s features).
-    unsafe {
-        let first = _mm_insert_epi32::<3>(j0v, c as i32);
-        let step = V::bcast(_mm_set_epi32(V::L as i32, 0, 0, 0));
-        // Entries from `V::N` on stay zero (`body` wipes only the others).
-        let mut v = [V::zero(); MAXN];
-        v[0] = V::bcast(first).add32(V::lane_index());
-        for k in 1..V::N {
-            v[k] = v[k - 1].add32(step);
-        }
-        v
-    }
+    unsafe { V::bcast(_mm_insert_epi32::<3>(j0v, c as i32)).add32(V::lane_index()) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -740,7 +730,6 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // vectors only; no scalar counter is kept, so nothing below can
         // branch on it.
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-        let mut cl = ctr_le::<V>(j0v, ctr0);
         // The loops keep vector 0's counters (`c0`) only, stepped by one
         // 32-bit add of `BATCH` per batch, and make vector k's by adding
         // its offset (L k): the other vectors' counters would otherwise be
@@ -751,7 +740,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // carries into the higher counter bytes included (the adds are on
         // the little-endian word; one shuffle per vector fixes the byte
         // order where the blocks are used).
-        let mut c0 = cl[0];
+        let mut c0 = ctr_le::<V>(j0v, ctr0);
         let mut offs = [V::zero(); MAXN];
         for (k, o) in offs[..V::N].iter_mut().enumerate() {
             *o = V::bcast(_mm_set_epi32((V::L * k) as i32, 0, 0, 0));
@@ -878,6 +867,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let lens = bswap(ld(&lens));
         let h1 = ld(&key.h[NPOW - 1]);
         let r = len - off;
+        // The tail's counter vectors; entries from `V::N` on stay zero
+        // (only the others are wiped below).
+        let mut cl = [V::zero(); MAXN];
         for (c, o) in cl[..V::N].iter_mut().zip(&offs) {
             *c = c0.add32(*o);
         }
