@@ -196,7 +196,10 @@ fn xor_keystream(buf: InOutBuf<'_, '_, u8>, ks: &[Block]) {
 }
 
 /// Hash a chunk of text; the last chunk (`lens` given) ends with its last
-/// block, zero-padded, and the lengths block in one `update` call.
+/// block, zero-padded, and the lengths block in one call (one reduction),
+/// the lengths block last and public (`update_public_last`: ghash-ct
+/// backends without a carry-less multiply instruction multiply it apart,
+/// by its bits, which only the message's lengths decide).
 #[inline(always)]
 pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens: Option<&Block>) {
     let Some(lens) = lens else {
@@ -207,12 +210,13 @@ pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens
     ghash.update_padded(st, &text[..head]);
     let mut two = [Block::default(), *lens];
     two[0][..text.len() - head].copy_from_slice(&text[head..]);
-    ghash.update(st, &two);
+    ghash.update_public_last(st, &two);
     wipe_block(&mut two[0]);
 }
 
-/// Hash a short message in one `update`: AAD and text (at most
-/// `SHORT_BLOCKS` blocks each), each zero-padded, then the lengths block.
+/// Hash a short message in one call: AAD and text (at most
+/// `SHORT_BLOCKS` blocks each), each zero-padded, then the public lengths
+/// block (`update_public_last`, as in [`hash_text`]).
 #[inline(always)]
 fn hash_short(ghash: &GHashKey, st: &mut GHashState, aad: &[u8], text: &[u8], lens: &Block) {
     let mut blocks = [Block::default(); 2 * SHORT_BLOCKS + 1];
@@ -224,7 +228,7 @@ fn hash_short(ghash: &GHashKey, st: &mut GHashState, aad: &[u8], text: &[u8], le
         b[..c.len()].copy_from_slice(c);
     }
     blocks[na + nt] = *lens;
-    ghash.update(st, &blocks[..na + nt + 1]);
+    ghash.update_public_last(st, &blocks[..na + nt + 1]);
     for b in blocks[na..na + nt].iter_mut() {
         wipe_block(b);
     }

@@ -30,6 +30,15 @@ pub(crate) trait Engine {
     /// Absorb whole blocks into the POLYVAL-form accumulator. `GHASH`:
     /// blocks are GHASH blocks (byte-reversed on load).
     fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]);
+    /// As [`Engine::update`], where the LAST block is public (for GCM the
+    /// lengths block): a backend may multiply it by H with a product whose
+    /// time follows its bits (`field::clmul_public`), saving a full
+    /// constant-time product where those are dear. By default the same as
+    /// `update`.
+    #[inline(always)]
+    fn update_public_last<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
+        Self::update::<GHASH>(key, acc, blocks)
+    }
 }
 
 /// A [`Keys`] whose every byte is zeroed once the key form inside has
@@ -130,6 +139,11 @@ impl Keys {
     #[inline]
     pub(crate) fn update<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
         keys!(self, |k, E| E::update::<GHASH>(k, acc, blocks))
+    }
+
+    #[inline]
+    pub(crate) fn update_public_last<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
+        keys!(self, |k, E| E::update_public_last::<GHASH>(k, acc, blocks))
     }
 }
 

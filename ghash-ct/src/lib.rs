@@ -198,6 +198,19 @@ macro_rules! family {
                 self.keys.update::<$ghash>(&mut state.acc, blocks);
             }
 
+            /// Absorb whole blocks into `state`, of which the LAST is
+            /// public (for GCM the lengths block): its product by H may
+            /// take time that depends on its bits, never on the key, the
+            /// state or the other blocks. Where the backend's constant-time
+            /// product is dear (no carry-less multiply instruction) this
+            /// saves one, a third of the work of a short GCM message; the
+            /// result is always that of [`Self::update`]. Never pass a
+            /// secret block last.
+            #[inline]
+            pub fn update_public_last(&self, state: &mut $state, blocks: &[Block]) {
+                self.keys.update_public_last::<$ghash>(&mut state.acc, blocks);
+            }
+
             /// Absorb `data`, zero-padding a partial last block (as
             /// `UniversalHash::update_padded`).
             #[inline]

@@ -31,7 +31,7 @@
 //! once per run.
 
 use crate::Block;
-use crate::field::{Powers, load, reduce};
+use crate::field::{Powers, clmul_public, load, reduce};
 use ct_dispatch::wipe::{Zeroable, wipe};
 use zeroize::Zeroize;
 
@@ -116,38 +116,56 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         }
     }
 
+    /// `update` (`PUBLIC_LAST`: `update_public_last`).
     #[inline(always)]
-    pub(crate) fn update<const GHASH: bool>(&self, acc: &mut u128, blocks: &[Block]) {
+    pub(crate) fn update<const GHASH: bool, const PUBLIC_LAST: bool>(
+        &self,
+        acc: &mut u128,
+        blocks: &[Block],
+    ) {
         // Scratch for the data words and class sums, wiped once per call.
         let mut s = ([[0u64; W]; 3], F::Acc::default());
+        // The public last block is multiplied apart (by its bits) after a
+        // short rest of 1 to 3 blocks, which then takes the powers from
+        // H^2 on; otherwise it goes through the run as any other block.
+        let (blocks, last) = match blocks.split_last() {
+            Some((l, b)) if PUBLIC_LAST && (1..=3).contains(&(b.len() % W)) => {
+                (b, Some(load::<GHASH>(&l.0)))
+            }
+            _ => (blocks, None),
+        };
         let (runs, rest) = blocks.as_chunks::<W>();
         if !runs.is_empty() {
             // Full runs: a fixed length, so the block loops unroll; the
             // key words are split into classes once per call, on the stack.
-            *acc = self.with_split::<W, _>(|ys| {
-                runs.iter()
-                    .fold(*acc, |a, run| Self::run::<GHASH, W, W>(&mut s, ys, a, run))
+            *acc = self.with_split::<W, 0, _>(|ys| {
+                runs.iter().fold(*acc, |a, run| {
+                    Self::run::<GHASH, W, W>(&mut s, ys, a, run, 0, 0)
+                })
             });
         }
         // The rest: short lengths get code of their own (the block loops
         // unroll; most messages end in, or are, a short run), with only the
         // powers they use split.
-        *acc = match rest.len() {
-            0 => *acc,
-            1 => self.short::<GHASH, 1>(&mut s, *acc, rest),
-            2 => self.short::<GHASH, 2>(&mut s, *acc, rest),
-            3 => self.short::<GHASH, 3>(&mut s, *acc, rest),
-            _ => self.short::<GHASH, 0>(&mut s, *acc, rest),
+        *acc = match (rest.len(), last) {
+            (0, _) => *acc,
+            (1, None) => self.short::<GHASH, 1, 0>(&mut s, *acc, rest, 0),
+            (2, None) => self.short::<GHASH, 2, 0>(&mut s, *acc, rest, 0),
+            (3, None) => self.short::<GHASH, 3, 0>(&mut s, *acc, rest, 0),
+            (1, Some(l)) => self.short::<GHASH, 1, 1>(&mut s, *acc, rest, l),
+            (2, Some(l)) => self.short::<GHASH, 2, 1>(&mut s, *acc, rest, l),
+            (3, Some(l)) => self.short::<GHASH, 3, 1>(&mut s, *acc, rest, l),
+            _ => self.short::<GHASH, 0, 0>(&mut s, *acc, rest, 0),
         };
         wipe(&mut s);
     }
 
-    /// The last `K` powers (`H^K..H^1`) split into classes, per part.
+    /// The powers `H^(K + SKIP)..H^(1 + SKIP)` split into classes, per part.
     #[inline(always)]
-    fn split<const K: usize>(&self) -> [[F::Y; K]; 3] {
+    fn split<const K: usize, const SKIP: usize>(&self) -> [[F::Y; K]; 3] {
         let mut ys = [[F::Y::default(); K]; 3];
         for (row, p) in ys.iter_mut().zip(&self.p) {
-            for (y, &w) in row.iter_mut().zip(&p[W - K..]) {
+            for (y, &w) in row.iter_mut().zip(&p[W - K - SKIP..W - SKIP]) {
                 *y = F::prep(w);
             }
         }
@@ -155,40 +173,51 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
     }
 
     /// A run shorter than `W` (`N` as in [`Self::run`]), with its own split
-    /// powers (all `W` when the length is not known).
+    /// powers (all `W` when the length is not known); `SKIP` = 1: followed
+    /// by the public block `last`, times H^1 (the run's powers start at H^2).
     #[inline(always)]
-    fn short<const GHASH: bool, const N: usize>(
+    fn short<const GHASH: bool, const N: usize, const SKIP: usize>(
         &self,
         s: &mut ([[u64; W]; 3], F::Acc),
         acc: u128,
         chunk: &[Block],
+        last: u128,
     ) -> u128 {
         if N == 0 {
-            self.with_split::<W, _>(|ys| Self::run::<GHASH, 0, W>(s, ys, acc, chunk))
+            self.with_split::<W, 0, _>(|ys| Self::run::<GHASH, 0, W>(s, ys, acc, chunk, 0, 0))
         } else {
-            self.with_split::<N, _>(|ys| Self::run::<GHASH, N, N>(s, ys, acc, chunk))
+            let h1 = (self.p[1][W - 1] as u128) << 64 | self.p[0][W - 1] as u128;
+            self.with_split::<N, SKIP, _>(|ys| {
+                Self::run::<GHASH, N, N>(s, ys, acc, chunk, last, h1)
+            })
         }
     }
 
-    /// `f` over the last `K` powers split into classes (on the stack,
-    /// wiped after).
+    /// `f` over the powers `split::<K, SKIP>` makes (on the stack, wiped
+    /// after).
     #[inline(always)]
-    fn with_split<const K: usize, R>(&self, f: impl FnOnce(&[[F::Y; K]; 3]) -> R) -> R {
-        let mut ys = self.split::<K>();
+    fn with_split<const K: usize, const SKIP: usize, R>(
+        &self,
+        f: impl FnOnce(&[[F::Y; K]; 3]) -> R,
+    ) -> R {
+        let mut ys = self.split::<K, SKIP>();
         let r = f(&ys);
         wipe(&mut ys);
         r
     }
 
     /// One run of blocks (`N` = its length if known, else 0) with split
-    /// powers `ys` (`ys[part][K - n..]` = `H^n..H^1`): products summed per
-    /// Karatsuba part, then one reduction.
+    /// powers `ys` (`ys[part][K - n..]`, one per block, the last block's
+    /// last), plus the public `last` times `h1` (zero for none): products
+    /// summed per Karatsuba part, then one reduction.
     #[inline(always)]
     fn run<const GHASH: bool, const N: usize, const K: usize>(
         (xs, a): &mut ([[u64; W]; 3], F::Acc),
         ys: &[[F::Y; K]; 3],
         acc: u128,
         chunk: &[Block],
+        last: u128,
+        h1: u128,
     ) -> u128 {
         let n = if N == 0 { chunk.len() } else { N };
         // The three Karatsuba operands of each block (acc folded into the
@@ -209,7 +238,8 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         }
         let [lo, hi, mid] = prod;
         let mid = mid ^ lo ^ hi;
-        reduce(lo ^ mid << 64, hi ^ mid >> 64)
+        let (plo, phi) = clmul_public(last, h1);
+        reduce(lo ^ mid << 64 ^ plo, hi ^ mid >> 64 ^ phi)
     }
 }
 
@@ -262,7 +292,14 @@ macro_rules! soft_engine {
                 SoftKey::new(h)
             }
             fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
-                key.update::<GHASH>(acc, blocks)
+                key.update::<GHASH, false>(acc, blocks)
+            }
+            fn update_public_last<const GHASH: bool>(
+                key: &Self::Key,
+                acc: &mut u128,
+                blocks: &[Block],
+            ) {
+                key.update::<GHASH, true>(acc, blocks)
             }
         }
     };

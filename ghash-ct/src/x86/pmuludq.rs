@@ -45,7 +45,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::Block;
-use crate::field::{Powers, load, reduce};
+use crate::field::{Powers, clmul_public, load, reduce};
 use zeroize::Zeroize;
 
 ct_dispatch::x86_detect!(cpu_ssse3, "ssse3");
@@ -217,19 +217,31 @@ struct Buf {
     m: [u64; W],
 }
 
+/// The fewest whole vectors of `L` covering words `at..end` of an N-word
+/// array: (first word, vector count), inside the array (`N` is a multiple
+/// of `LANES`; the window may start before `at` and end after `end`,
+/// where the run's data words are zero).
+#[inline(always)]
+fn window<L: Lane, const N: usize>(at: usize, end: usize) -> (usize, usize) {
+    let count = (end - at).div_ceil(L::LANES);
+    let hi = N.min(at + count * L::LANES);
+    (hi - count * L::LANES, count)
+}
+
 /// The masked 32x32 products of piece `P` (0: lo, 1: hi, 2: lo ^ hi) of
-/// the data words `x[v0 * LANES ..]` times the same piece of the key words
-/// `k[same]` (for piece 2, `k` holds the piece itself), summed over vectors
-/// lane by lane.
+/// the data words `x[lo..lo + count * LANES]` times the same piece of the
+/// key words `k[same]` (for piece 2, `k` holds the piece itself), summed
+/// over vectors lane by lane.
 #[inline(always)]
 unsafe fn piece<L: Lane, const P: usize, const N: usize>(
     k: &[u64; N],
     x: &[u64; N],
-    v0: usize,
+    (lo, count): (usize, usize),
 ) -> L {
+    assert!(lo + count * L::LANES <= N, "vector window inside the run");
     // SAFETY: the caller enables L's features; every load reads `LANES`
-    // words from index `v * LANES`, inside the N-word arrays since N is a
-    // multiple of `LANES`.
+    // words from index `lo + v * LANES`, inside the N-word arrays (the
+    // assert above).
     unsafe {
         let mut a = [L::zero(); 4];
         let m = [
@@ -238,8 +250,8 @@ unsafe fn piece<L: Lane, const P: usize, const N: usize>(
             L::splat(M32 << 2),
             L::splat(M32 << 3),
         ];
-        for v in v0..N / L::LANES {
-            let j = v * L::LANES;
+        for v in 0..count {
+            let j = lo + v * L::LANES;
             let piece = |w: L| match P {
                 0 => w,
                 1 => w.srl32(),
@@ -294,12 +306,21 @@ unsafe fn combine<L: Lane>(l: L, h: L, m: L) -> (__m128i, __m128i) {
     }
 }
 
-/// One run in `buf` from block `at` on (zero before): the sum of block j
-/// times H^(W - j), reduced once.
+/// One run in `buf`, blocks `at..end` (zero elsewhere), plus the public
+/// block `last` (zero for none) at position `W - 1` (`end < W` then): the
+/// sum of block j times H^(W - j), reduced once.
 #[inline(always)]
-unsafe fn run<L: Lane>(key: &PmuludqKey<impl Copy>, buf: &Buf, at: usize) -> u128 {
-    // Whole vectors from the first one holding a block of the run.
-    let (vd, vm) = (2 * at / L::LANES, at / L::LANES);
+unsafe fn run<L: Lane>(
+    key: &PmuludqKey<impl Copy>,
+    buf: &Buf,
+    (at, end): (usize, usize),
+    last: u128,
+) -> u128 {
+    // The fewest whole vectors holding the run's blocks.
+    let (vd, vm) = (
+        window::<L, { 2 * W }>(2 * at, 2 * end),
+        window::<L, W>(at, end),
+    );
     // SAFETY: the caller enables L's features.
     let (dl, ml) = unsafe {
         (
@@ -337,12 +358,16 @@ unsafe fn run<L: Lane>(key: &PmuludqKey<impl Copy>, buf: &Buf, at: usize) -> u12
     let m = ((mhi[0] ^ mhi[1]) as u128) << 64 | (mlo[0] ^ mlo[1]) as u128;
     let mid = m ^ l ^ h;
     o.zeroize();
-    reduce(l ^ mid << 64, h ^ mid >> 64)
+    // H^1, by which the public block is multiplied.
+    let h1 = (key.d[2 * W - 1] as u128) << 64 | key.d[2 * W - 2] as u128;
+    let (plo, phi) = clmul_public(last, h1);
+    reduce(l ^ mid << 64 ^ plo, h ^ mid >> 64 ^ phi)
 }
 
-/// All of `update`, for one vector width.
+/// All of `update` (`PUBLIC_LAST`: of `update_public_last`), for one
+/// vector width.
 #[inline(always)]
-unsafe fn update<L: Lane, const GHASH: bool>(
+unsafe fn update<L: Lane, const GHASH: bool, const PUBLIC_LAST: bool>(
     key: &PmuludqKey<impl Copy>,
     acc: &mut u128,
     blocks: &[Block],
@@ -350,6 +375,14 @@ unsafe fn update<L: Lane, const GHASH: bool>(
     let mut buf = Buf {
         d: [0; 2 * W],
         m: [0; W],
+    };
+    // The public last block is multiplied apart when a run of the blocks
+    // before it can take the powers from H^2 on (one or more blocks after
+    // the whole runs; else the accumulator alone would need its product by
+    // H, and the block goes through the run as any other).
+    let (blocks, last, end) = match blocks.split_last() {
+        Some((l, b)) if PUBLIC_LAST && b.len() % W != 0 => (b, load::<GHASH>(&l.0), W - 1),
+        _ => (blocks, 0, W),
     };
     let (runs, rest) = blocks.as_chunks::<W>();
     let fill = |buf: &mut Buf, at: usize, bs: &[Block], acc: u128| {
@@ -366,15 +399,20 @@ unsafe fn update<L: Lane, const GHASH: bool>(
     for r in runs {
         fill(&mut buf, 0, r, *acc);
         // SAFETY: the caller enables L's features.
-        *acc = unsafe { run::<L>(key, &buf, 0) };
+        *acc = unsafe { run::<L>(key, &buf, (0, W), 0) };
     }
     if !rest.is_empty() {
-        let at = W - rest.len();
-        buf.d[..2 * at].fill(0);
-        buf.m[..at].fill(0);
+        let at = end - rest.len();
+        if !runs.is_empty() {
+            // Zero around the run (`buf` starts zero).
+            buf.d[..2 * at].fill(0);
+            buf.m[..at].fill(0);
+            buf.d[2 * end..].fill(0);
+            buf.m[end..].fill(0);
+        }
         fill(&mut buf, at, rest, *acc);
         // SAFETY: as above.
-        *acc = unsafe { run::<L>(key, &buf, at) };
+        *acc = unsafe { run::<L>(key, &buf, (at, end), last) };
     }
     buf.d.zeroize();
     buf.m.zeroize();
@@ -398,9 +436,13 @@ macro_rules! engine {
         pub(crate) struct $token(());
 
         #[target_feature(enable = $features)]
-        fn $update<const GHASH: bool>(key: &PmuludqKey<$token>, acc: &mut u128, blocks: &[Block]) {
+        fn $update<const GHASH: bool, const PUBLIC_LAST: bool>(
+            key: &PmuludqKey<$token>,
+            acc: &mut u128,
+            blocks: &[Block],
+        ) {
             // SAFETY: the features of this width's `Lane` impl are enabled here.
-            unsafe { update::<$lane, GHASH>(key, acc, blocks) }
+            unsafe { update::<$lane, GHASH, PUBLIC_LAST>(key, acc, blocks) }
         }
 
         impl crate::backend::Engine for $name {
@@ -415,7 +457,15 @@ macro_rules! engine {
             fn update<const GHASH: bool>(key: &Self::Key, acc: &mut u128, blocks: &[Block]) {
                 // SAFETY: a key holds the token, which `token()` only hands
                 // out after the CPU check for the update's features passed.
-                unsafe { $update::<GHASH>(key, acc, blocks) }
+                unsafe { $update::<GHASH, false>(key, acc, blocks) }
+            }
+            fn update_public_last<const GHASH: bool>(
+                key: &Self::Key,
+                acc: &mut u128,
+                blocks: &[Block],
+            ) {
+                // SAFETY: as in `update`.
+                unsafe { $update::<GHASH, true>(key, acc, blocks) }
             }
         }
     };
@@ -485,6 +535,11 @@ mod tests {
                     E::update::<false>(&ours, &mut a, blocks);
                     crate::soft::Soft32::update::<false>(&soft, &mut b, blocks);
                     assert_eq!(a, b, "POLYVAL, h {h:x}, {n} blocks");
+                    if n > 0 {
+                        E::update_public_last::<true>(&ours, &mut a, blocks);
+                        crate::soft::Soft32::update::<true>(&soft, &mut b, blocks);
+                        assert_eq!(a, b, "GHASH, public last, h {h:x}, {n} blocks");
+                    }
                 }
             }
         }
