@@ -55,6 +55,9 @@ ct_dispatch::x86_detect!(cpu_avx512, "avx512f", "avx512bw", "avx2", "ssse3");
 /// Blocks per reduction.
 const W: usize = 8;
 
+/// Where a run ends when a public last block follows it (times H^1, apart).
+const PUBLIC_AT: usize = W - 1;
+
 /// Bits 0, 4, 8, ... of a 32-bit word (class 0 of a key or data piece).
 const M32: u64 = 0x1111_1111;
 /// Bits 0, 4, 8, ... of a 64-bit product (class 0 of a 32x32 product).
@@ -381,23 +384,13 @@ unsafe fn update<L: Lane, const GHASH: bool, const PUBLIC_LAST: bool>(
     // the whole runs; else the accumulator alone would need its product by
     // H, and the block goes through the run as any other).
     let (blocks, last, end) = match blocks.split_last() {
-        Some((l, b)) if PUBLIC_LAST && b.len() % W != 0 => (b, load::<GHASH>(&l.0), W - 1),
+        Some((l, b)) if PUBLIC_LAST && b.len() % W != 0 => (b, load::<GHASH>(&l.0), PUBLIC_AT),
         _ => (blocks, 0, W),
     };
     let (runs, rest) = blocks.as_chunks::<W>();
-    let fill = |buf: &mut Buf, at: usize, bs: &[Block], acc: u128| {
-        for (i, b) in bs.iter().enumerate() {
-            let mut x = load::<GHASH>(&b.0);
-            if i == 0 {
-                x ^= acc;
-            }
-            let (lo, hi) = (x as u64, (x >> 64) as u64);
-            (buf.d[2 * (at + i)], buf.d[2 * (at + i) + 1]) = (lo, hi);
-            buf.m[at + i] = lo ^ hi;
-        }
-    };
     for r in runs {
-        fill(&mut buf, 0, r, *acc);
+        // SAFETY: the caller enables L's features (SSSE3 among them).
+        unsafe { fill::<GHASH>(&mut buf, 0, r, *acc) };
         // SAFETY: the caller enables L's features.
         *acc = unsafe { run::<L>(key, &buf, (0, W), 0) };
     }
@@ -410,12 +403,71 @@ unsafe fn update<L: Lane, const GHASH: bool, const PUBLIC_LAST: bool>(
             buf.d[2 * end..].fill(0);
             buf.m[end..].fill(0);
         }
-        fill(&mut buf, at, rest, *acc);
-        // SAFETY: as above.
-        *acc = unsafe { run::<L>(key, &buf, (at, end), last) };
+        // A GCM message's last call (a few blocks, then the lengths) gets
+        // code with its window fixed: unrolled, no index checks.
+        let n = rest.len();
+        let (b, a) = (&mut buf, *acc);
+        *acc = match (n, end) {
+            // SAFETY: the caller enables L's features.
+            (1, PUBLIC_AT) => unsafe { short::<L, GHASH, 1>(key, b, rest, a, last) },
+            // SAFETY: as above.
+            (2, PUBLIC_AT) => unsafe { short::<L, GHASH, 2>(key, b, rest, a, last) },
+            // SAFETY: as above.
+            (3, PUBLIC_AT) => unsafe { short::<L, GHASH, 3>(key, b, rest, a, last) },
+            _ => {
+                // SAFETY: as above.
+                unsafe { fill::<GHASH>(&mut buf, at, rest, *acc) };
+                // SAFETY: as above.
+                unsafe { run::<L>(key, &buf, (at, end), last) }
+            }
+        };
     }
     buf.d.zeroize();
     buf.m.zeroize();
+}
+
+/// `N` blocks then the public block `last` (positions `PUBLIC_AT - N ..`):
+/// [`run`] with the window known at compile time.
+#[inline(always)]
+unsafe fn short<L: Lane, const GHASH: bool, const N: usize>(
+    key: &PmuludqKey<impl Copy>,
+    buf: &mut Buf,
+    blocks: &[Block],
+    acc: u128,
+    last: u128,
+) -> u128 {
+    let at = PUBLIC_AT - N;
+    // SAFETY: the caller enables L's features (SSSE3 among them).
+    unsafe {
+        fill::<GHASH>(buf, at, &blocks[..N], acc);
+        run::<L>(key, buf, (at, PUBLIC_AT), last)
+    }
+}
+
+/// Blocks `bs` into `buf` from position `at` on, the accumulator folded
+/// into the first. Each block's two words are written by one 16-byte
+/// store: the run's vector loads follow at once, and a load spanning two
+/// narrower stores waits for them to reach the cache (no store forwarding).
+#[inline(always)]
+unsafe fn fill<const GHASH: bool>(buf: &mut Buf, at: usize, bs: &[Block], acc: u128) {
+    assert!(at + bs.len() <= W, "blocks inside the run");
+    // SAFETY: SSSE3 is enabled with any of the widths' feature sets; the
+    // stores write 16 bytes at word 2 * (at + i) < 2 * W - 1 (the assert).
+    unsafe {
+        // Byte reversal: the u128 of a GHASH block is its big-endian value.
+        let rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let mut a = _mm_set_epi64x((acc >> 64) as i64, acc as i64);
+        for (i, b) in bs.iter().enumerate() {
+            let mut x = _mm_loadu_si128(b.0.as_ptr().cast());
+            if GHASH {
+                x = _mm_shuffle_epi8(x, rev);
+            }
+            x = _mm_xor_si128(x, a);
+            a = _mm_setzero_si128();
+            _mm_storeu_si128(buf.d.as_mut_ptr().add(2 * (at + i)).cast(), x);
+            buf.m[at + i] = _mm_cvtsi128_si64(_mm_xor_si128(x, _mm_unpackhi_epi64(x, x))) as u64;
+        }
+    }
 }
 
 /// One width's engine: `$name` runs on `$token`s from the cached CPU
