@@ -3,8 +3,9 @@
 //! block, partial block and aggregated (8- and 16-block) paths, through
 //! the key/state API and the `UniversalHash` API.
 //!
-//! Secret: H, the data and the accumulator. Public: the backend, lengths
-//! and the final tag (declassified before comparing).
+//! Secret: H, the data and the accumulator. Public: the backend, lengths,
+//! the last block given to `update_public_last` (a GCM lengths block) and
+//! the final tag (declassified before comparing).
 
 use crate::{Case, Rng, Uncovered, same, valgrind};
 use ghash_ct::{
@@ -69,6 +70,35 @@ fn run(b: Backend, len: usize) -> Result<(), String> {
         &format!("{what} PolyvalKey"),
         pkey.finalize(pst).to_vec(),
         &pwant,
+    )?;
+
+    // `update_public_last`: the secret whole blocks of the data, then a
+    // public (defined) lengths block, on the secret state; the reference
+    // is `update` on the defined data.
+    let last = |d: &[u8]| {
+        let mut blocks: Vec<ghash_ct::Block> = d[..len / 16 * 16]
+            .chunks(16)
+            .map(|c| ghash_ct::Block::try_from(c).expect("16"))
+            .collect();
+        let mut lens = [0u8; 16];
+        lens[8..].copy_from_slice(&(8 * (len / 16 * 16) as u64).to_be_bytes());
+        blocks.push(lens.into());
+        blocks
+    };
+    let head = 16.min(len);
+    let plain = GHashKey::new_with_backend(h.as_slice().try_into().expect("16"), b)
+        .map_err(|e| e.to_string())?;
+    let mut st = GHashState::new();
+    plain.update_padded(&mut st, &data[..head]);
+    plain.update(&mut st, &last(&data));
+    let lwant = plain.finalize(st).to_vec();
+    let mut st = GHashState::new();
+    key.update_padded(&mut st, &ds[..head]);
+    key.update_public_last(&mut st, &last(&ds));
+    same(
+        &format!("{what} update_public_last"),
+        key.finalize(st).to_vec(),
+        &lwant,
     )?;
 
     let mut p = Polyval::new_with_backend(hs.as_slice().try_into().expect("16"), b)

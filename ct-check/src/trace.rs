@@ -313,6 +313,33 @@ mod ghash {
                     digest(&[&t])
                 });
             }
+            // `update_public_last`: secret blocks and state, then a public
+            // last block (a GCM lengths block, the same in every secret
+            // set), after short rests and after whole runs.
+            for n in [1, 2, 3, 4, 8, 9, 12, 17] {
+                push(
+                    out,
+                    format!("ghash-ct/{b}/public last, {n} blocks"),
+                    move |rng| {
+                        let h: [u8; 16] = secret(rng);
+                        let k = GHashKey::new_with_backend(&h.into(), b).expect("available");
+                        let mut blocks: Vec<ghash_ct::Block> =
+                            (0..n).map(|_| secret::<16>(rng).into()).collect();
+                        let mut lens = [0u8; 16];
+                        lens[7] = 0x68;
+                        lens[8..].copy_from_slice(&(128 * n as u64 - 128).to_be_bytes());
+                        blocks[n - 1] = lens.into();
+                        let blocks = black_box(blocks);
+                        let mut st = GHashState::new();
+                        k.update_padded(&mut st, &rng.bytes(16));
+                        let t = window(|| {
+                            k.update_public_last(&mut st, &blocks);
+                            k.finalize(st)
+                        });
+                        digest(&[&t])
+                    },
+                );
+            }
             push(out, format!("ghash-ct/{b}/polyval 257 B"), move |rng| {
                 let h: [u8; 16] = secret(rng);
                 let k = PolyvalKey::new_with_backend(&h.into(), b).expect("available");
