@@ -452,7 +452,8 @@ unsafe fn short<L: Lane, const GHASH: bool, const N: usize>(
 unsafe fn fill<const GHASH: bool>(buf: &mut Buf, at: usize, bs: &[Block], acc: u128) {
     assert!(at + bs.len() <= W, "blocks inside the run");
     // SAFETY: SSSE3 is enabled with any of the widths' feature sets; the
-    // stores write 16 bytes at word 2 * (at + i) < 2 * W - 1 (the assert).
+    // stores write 16 bytes at word 2 * (at + i) < 2 * W - 1 and 8 bytes
+    // at word at + i < W (the assert).
     unsafe {
         // Byte reversal: the u128 of a GHASH block is its big-endian value.
         let rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -465,7 +466,8 @@ unsafe fn fill<const GHASH: bool>(buf: &mut Buf, at: usize, bs: &[Block], acc: u
             x = _mm_xor_si128(x, a);
             a = _mm_setzero_si128();
             _mm_storeu_si128(buf.d.as_mut_ptr().add(2 * (at + i)).cast(), x);
-            buf.m[at + i] = _mm_cvtsi128_si64(_mm_xor_si128(x, _mm_unpackhi_epi64(x, x))) as u64;
+            let m = _mm_xor_si128(x, _mm_unpackhi_epi64(x, x));
+            _mm_storel_epi64(buf.m.as_mut_ptr().add(at + i).cast(), m);
         }
     }
 }
