@@ -92,6 +92,10 @@ pub(crate) fn reduce(lo: u128, hi: u128) -> u128 {
 /// 13 bytes of AAD has four), against a full constant-time product.
 #[inline(always)]
 pub(crate) fn clmul_public(x: u128, k: u128) -> (u128, u128) {
+    if x == 0 {
+        // No public block (the runs before the last): nothing to add.
+        return (0, 0);
+    }
     let (k0, k1) = (k as u64, (k >> 64) as u64);
     let mut r = [0u64; 4];
     for (w, mut bits) in [x as u64, (x >> 64) as u64].into_iter().enumerate() {
