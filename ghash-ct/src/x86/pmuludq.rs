@@ -360,7 +360,7 @@ unsafe fn run<L: Lane>(
     let h = (dhi[1] as u128) << 64 | dlo[1] as u128;
     let m = ((mhi[0] ^ mhi[1]) as u128) << 64 | (mlo[0] ^ mlo[1]) as u128;
     let mid = m ^ l ^ h;
-    o.zeroize();
+    ct_dispatch::wipe::wipe(&mut o);
     // H^1, by which the public block is multiplied.
     let h1 = (key.d[2 * W - 1] as u128) << 64 | key.d[2 * W - 2] as u128;
     let (plo, phi) = clmul_public(last, h1);
@@ -422,8 +422,8 @@ unsafe fn update<L: Lane, const GHASH: bool, const PUBLIC_LAST: bool>(
             }
         };
     }
-    buf.d.zeroize();
-    buf.m.zeroize();
+    ct_dispatch::wipe::wipe(&mut buf.d);
+    ct_dispatch::wipe::wipe(&mut buf.m);
 }
 
 /// `N` blocks then the public block `last` (positions `PUBLIC_AT - N ..`):
