@@ -119,6 +119,31 @@ pub(crate) fn clmul_public(x: u128, k: u128) -> (u128, u128) {
     )
 }
 
+/// `update_public_last`'s blocks split for a backend with runs of `W`
+/// blocks: the blocks before the last, and the last as a POLYVAL element,
+/// when the rest after their whole runs is one the backend multiplies
+/// with the powers from H^2 on (`rest_ok`); else all the blocks and no
+/// public block (it goes through the run as any other: the accumulator
+/// alone would otherwise need its own product by H). Lengths only.
+#[inline(always)]
+pub(crate) fn split_public_last<const GHASH: bool, const W: usize>(
+    blocks: &[crate::Block],
+    rest_ok: impl Fn(usize) -> bool,
+) -> (&[crate::Block], Option<u128>) {
+    match blocks.split_last() {
+        Some((l, b)) if rest_ok(b.len() % W) => (b, Some(load::<GHASH>(&l.0))),
+        _ => (blocks, None),
+    }
+}
+
+/// [`reduce`] of a run's unreduced product `(lo, hi)` plus the public
+/// block `last` (zero for none) times H^1 (`h1`).
+#[inline(always)]
+pub(crate) fn reduce_public(lo: u128, hi: u128, last: u128, h1: u128) -> u128 {
+    let (plo, phi) = clmul_public(last, h1);
+    reduce(lo ^ plo, hi ^ phi)
+}
+
 /// `H^1 ..= H^N` (index k holds H^(k+1)), computed once per key.
 pub(crate) struct Powers<const N: usize>(pub(crate) [u128; N]);
 

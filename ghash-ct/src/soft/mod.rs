@@ -31,7 +31,7 @@
 //! once per run.
 
 use crate::Block;
-use crate::field::{Powers, clmul_public, load, reduce};
+use crate::field::{Powers, load, reduce, reduce_public, split_public_last};
 use ct_dispatch::wipe::{Zeroable, wipe};
 use zeroize::Zeroize;
 
@@ -128,12 +128,8 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         // The public last block is multiplied apart (by its bits) after a
         // short rest of 1 to 3 blocks, which then takes the powers from
         // H^2 on; otherwise it goes through the run as any other block.
-        let (blocks, last) = match blocks.split_last() {
-            Some((l, b)) if PUBLIC_LAST && (1..=3).contains(&(b.len() % W)) => {
-                (b, Some(load::<GHASH>(&l.0)))
-            }
-            _ => (blocks, None),
-        };
+        let (blocks, last) =
+            split_public_last::<GHASH, W>(blocks, |r| PUBLIC_LAST && (1..=3).contains(&r));
         let (runs, rest) = blocks.as_chunks::<W>();
         if !runs.is_empty() {
             // Full runs: a fixed length, so the block loops unroll; the
@@ -238,8 +234,7 @@ impl<F: Form, const W: usize> SoftKey<F, W> {
         }
         let [lo, hi, mid] = prod;
         let mid = mid ^ lo ^ hi;
-        let (plo, phi) = clmul_public(last, h1);
-        reduce(lo ^ mid << 64 ^ plo, hi ^ mid >> 64 ^ phi)
+        reduce_public(lo ^ mid << 64, hi ^ mid >> 64, last, h1)
     }
 }
 

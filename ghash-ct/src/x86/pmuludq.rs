@@ -45,7 +45,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::Block;
-use crate::field::{Powers, clmul_public, load, reduce};
+use crate::field::{Powers, reduce_public, split_public_last};
 use zeroize::Zeroize;
 
 ct_dispatch::x86_detect!(cpu_ssse3, "ssse3");
@@ -310,8 +310,8 @@ unsafe fn combine<L: Lane>(l: L, h: L, m: L) -> (__m128i, __m128i) {
 }
 
 /// One run in `buf`, blocks `at..end` (zero elsewhere), plus the public
-/// block `last` (zero for none) at position `W - 1` (`end < W` then): the
-/// sum of block j times H^(W - j), reduced once.
+/// block `last` (zero for none) at position `PUBLIC_AT` (`end` is
+/// `PUBLIC_AT` then): the sum of block j times H^(W - j), reduced once.
 #[inline(always)]
 unsafe fn run<L: Lane>(
     key: &PmuludqKey<impl Copy>,
@@ -363,8 +363,7 @@ unsafe fn run<L: Lane>(
     ct_dispatch::wipe::wipe(&mut o);
     // H^1, by which the public block is multiplied.
     let h1 = (key.d[2 * W - 1] as u128) << 64 | key.d[2 * W - 2] as u128;
-    let (plo, phi) = clmul_public(last, h1);
-    reduce(l ^ mid << 64 ^ plo, h ^ mid >> 64 ^ phi)
+    reduce_public(l ^ mid << 64, h ^ mid >> 64, last, h1)
 }
 
 /// All of `update` (`PUBLIC_LAST`: of `update_public_last`), for one
@@ -379,14 +378,10 @@ unsafe fn update<L: Lane, const GHASH: bool, const PUBLIC_LAST: bool>(
         d: [0; 2 * W],
         m: [0; W],
     };
-    // The public last block is multiplied apart when a run of the blocks
-    // before it can take the powers from H^2 on (one or more blocks after
-    // the whole runs; else the accumulator alone would need its product by
-    // H, and the block goes through the run as any other).
-    let (blocks, last, end) = match blocks.split_last() {
-        Some((l, b)) if PUBLIC_LAST && b.len() % W != 0 => (b, load::<GHASH>(&l.0), PUBLIC_AT),
-        _ => (blocks, 0, W),
-    };
+    // The public last block is multiplied apart after any rest of blocks
+    // (which then ends at `PUBLIC_AT`).
+    let (blocks, last) = split_public_last::<GHASH, W>(blocks, |r| PUBLIC_LAST && r != 0);
+    let (last, end) = last.map_or((0, W), |l| (l, PUBLIC_AT));
     let (runs, rest) = blocks.as_chunks::<W>();
     for r in runs {
         // SAFETY: the caller enables L's features (SSSE3 among them).
