@@ -36,9 +36,12 @@
 //!   and turned into real blocks with one shuffle per vector: the
 //!   same instructions for every counter value, which is secret unless
 //!   the nonce has 96 bits (J0 = GHASH_H(nonce)), so no branch on a carry.
-//!   Schoolbook products (4 multiplies), not Karatsuba (3): Karatsuba's
-//!   extra XORs and shuffles cost what the saved multiply gains, at
-//!   either width (`PERFORMANCE.md`).
+//!   Schoolbook products (4 multiplies), not Karatsuba (3), in the
+//!   compiled loop: Karatsuba's extra XORs and shuffles cost what the
+//!   saved multiply gains there (`PERFORMANCE.md`). At 256 bits every
+//!   batch after the first encrypted one (all when decrypting) runs in
+//!   the hand-scheduled Karatsuba loop of `vaes_avx2_loop.rs`
+//!   (`Lanes::hand_batches`), where it does gain.
 //! * Remainder (fewer than 16 blocks, the last one possibly partial; on
 //!   AVX-512 also a whole last batch, which saves the loop's second
 //!   reduction for the lengths block): ONE vectorised pass, not a
@@ -59,10 +62,11 @@
 //! message: E(J0), one reduction for remainder + lengths (+ one per AAD
 //! batch/remainder).
 //!
-//! Register plan (LLVM allocates): N = 4 (8) AES states, 3 accumulators, N
-//! hash inputs, N power vectors; round keys broadcast once per message.
-//! With 32 zmm registers the batch of ciphertext stays in registers; with
-//! 16 ymm registers (`Lanes::KEEP` false) it is read back from L1 where it
+//! Register plan (LLVM allocates; the 256-bit main loop's plan is in
+//! `vaes_avx2_loop.rs`): N = 4 (8) AES states, 3 accumulators, N hash
+//! inputs, N power vectors; round keys broadcast once per message. With
+//! 32 zmm registers the batch of ciphertext stays in registers; with 16
+//! ymm registers (`Lanes::KEEP` false) it is read back from L1 where it
 //! is hashed, and round keys and powers become memory operands.
 //!
 //! Constant time: loop bounds, the vector count of the remainder and the
@@ -258,6 +262,28 @@ trait Lanes: Ops {
     /// The vector of lanes `l[0]` (lane 0) .. `l[L - 1]`; `l` has `L`
     /// entries.
     unsafe fn from_lanes(l: &[__m128i]) -> Self;
+    /// Run `n` >= 1 batches of the main loop at `inp`/`out`, hashing the
+    /// batches at `hash` (`out` one batch back when encrypting, `inp` when
+    /// decrypting), in a hand-scheduled loop where this width has one
+    /// (returns true), stepping `c0` and `acc` as the loop in `body`
+    /// would; false: there is none, nothing was done.
+    ///
+    /// # Safety
+    /// The CPU features of the width; `inp` and `hash` readable and `out`
+    /// writable for `16 BATCH n` bytes.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn hand_batches<const NR: usize>(
+        rk: &[Self; 15],
+        pm: &[Self; MAXN],
+        c: &Ctx<Self>,
+        offs: &[Self; MAXN],
+        c0: &mut Self,
+        acc: &mut __m128i,
+        inp: *const u8,
+        out: *mut u8,
+        hash: *const u8,
+        n: usize,
+    ) -> bool;
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
@@ -293,6 +319,22 @@ impl Lanes for Z {
     const L: usize = 4;
     const N: usize = 4;
     const KEEP: bool = true;
+    /// None: with 32 registers the compiler keeps the loop in registers.
+    #[inline(always)]
+    unsafe fn hand_batches<const NR: usize>(
+        _: &[Self; 15],
+        _: &[Self; MAXN],
+        _: &Ctx<Self>,
+        _: &[Self; MAXN],
+        _: &mut Self,
+        _: &mut __m128i,
+        _: *const u8,
+        _: *mut u8,
+        _: *const u8,
+        _: usize,
+    ) -> bool {
+        false
+    }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
         let m = if n >= 64 { !0u64 } else { (1u64 << n) - 1 };
@@ -335,6 +377,44 @@ impl Lanes for Y {
     const L: usize = 2;
     const N: usize = 8;
     const KEEP: bool = false;
+    /// `vaes_avx2_loop.rs`: with 16 registers the compiler spills.
+    #[inline(always)]
+    unsafe fn hand_batches<const NR: usize>(
+        rk: &[Self; 15],
+        pm: &[Self; MAXN],
+        c: &Ctx<Self>,
+        offs: &[Self; MAXN],
+        c0: &mut Self,
+        acc: &mut __m128i,
+        inp: *const u8,
+        out: *mut u8,
+        hash: *const u8,
+        n: usize,
+    ) -> bool {
+        assert!(n >= 1, "the hand-scheduled loop runs at least one batch");
+        // SAFETY: the trait's contract (the features, the byte ranges);
+        // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
+        unsafe {
+            let mut cst = super::vaes_avx2_loop::Consts {
+                cswap: c.cswap,
+                rev: c.rev,
+                poly: Self::bcast(_mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1)),
+                inc: Self::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0)),
+                offs: *offs,
+                pmx: [Self::zero(); MAXN],
+            };
+            // Filled in place by a plain loop (`array::map`'s closure
+            // would be compiled without this function's target features).
+            for (x, h) in cst.pmx.iter_mut().zip(pm) {
+                *x = h.xor(h.swap64());
+            }
+            super::vaes_avx2_loop::batches::<NR>(rk, pm, &cst, c0, acc, inp, out, hash, n);
+            // The XORed halves of the powers are key material; the rest
+            // of `cst` is public.
+            ct_dispatch::wipe::wipe_slice(&mut cst.pmx);
+        }
+        true
+    }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
         // SAFETY: the trait's contract gives the CPU features (`n` readable bytes; the high
@@ -778,6 +858,29 @@ unsafe fn body<V: Lanes, const NR: usize>(
             const { assert!(NR > V::N, "a middle round per hashed vector") };
             let mut have_prev = false;
             while len - off >= last {
+                // Every batch after the first, where the width has a
+                // hand-scheduled loop. `last` is one batch there (16
+                // registers: `!V::KEEP`), so `n` counts the batches this
+                // loop would run.
+                let n = (len - off) / bb;
+                // SAFETY (`out.add(off - bb)`): a batch was written there.
+                if have_prev
+                    && V::hand_batches::<NR>(
+                        &rk,
+                        &pm,
+                        &c,
+                        &offs,
+                        &mut c0,
+                        &mut acc,
+                        inp.add(off),
+                        out.add(off),
+                        out.add(off - bb),
+                        n,
+                    )
+                {
+                    off += n * bb;
+                    break;
+                }
                 let mut x = [V::zero(); MAXN];
                 for k in 0..V::N {
                     x[k] = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
@@ -820,6 +923,14 @@ unsafe fn body<V: Lanes, const NR: usize>(
             // The input ciphertext: loaded once and kept (`V::KEEP`), or
             // loaded where it is hashed and again for the XOR (L1).
             while len - off >= last {
+                // As in encryption: the hand-scheduled loop where there is
+                // one (`last` is one batch there), from the first batch.
+                let n = (len - off) / bb;
+                let (i, o) = (inp.add(off), out.add(off));
+                if V::hand_batches::<NR>(&rk, &pm, &c, &offs, &mut c0, &mut acc, i, o, i, n) {
+                    off += n * bb;
+                    break;
+                }
                 let mut x = [V::zero(); MAXN];
                 let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
