@@ -9,7 +9,7 @@
 //! over one 1024-byte chunk per backend, the XChaCha12 keystream over a
 //! 4080-byte message's bulk per backend, scalar Poly1305 over 4080 bytes.
 
-use super::{Col, Ctx, Role, keep};
+use super::{Buf, Col, Ctx, Role, keep};
 use adiantum_ct::cipher::KeyInit;
 use adiantum_ct::{
     Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
@@ -44,7 +44,7 @@ const TWEAK: [u8; 32] = [7; 32];
 
 /// ns at 512 bytes, then MB/s per size, of `encrypt(buffer)`.
 fn cells(ctx: &Ctx, mut encrypt: impl FnMut(&mut [u8])) -> Vec<(String, f64)> {
-    let mut buf = vec![0u8; SIZES[SIZES.len() - 1]];
+    let mut buf = Buf::zeroed(SIZES[SIZES.len() - 1]);
     let mut out = Vec::new();
     for n in SIZES {
         let t = ctx.measure(|| encrypt(keep(&mut buf[..n])));

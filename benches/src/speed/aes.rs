@@ -17,7 +17,7 @@
 //! `x86_vaes256` backend), both from the `speed-rustcrypto-vaes256` build
 //! (`--avx2-build`, see [`avx2_vs_vaes256`]), merged.
 
-use super::{Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+use super::{Buf, Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use cipher::{Array, BlockCipherEncrypt, InnerIvInit, KeyInit, StreamCipher, consts::U16};
 
 /// CTR message sizes in bytes (as `bssl speed` plus 1350, a typical packet).
@@ -46,7 +46,7 @@ fn cells<C: BlockCipherEncrypt<BlockSize = U16>>(ctx: &Ctx, c: &C) -> Vec<(Strin
     out.push(("blk_ns".to_owned(), t * 1e9));
     out.push(("blk_mbps".to_owned(), 16.0 / t / 1e6));
 
-    let mut buf = vec![0u8; SIZES[SIZES.len() - 1]];
+    let mut buf = Buf::zeroed(SIZES[SIZES.len() - 1]);
     let iv = [0x5au8; 16];
     for n in SIZES {
         let mbps = ctx.mbps(n, || {
@@ -64,7 +64,7 @@ fn own_ctr_cells<C: aes_ct::CtrCipher>(ctx: &Ctx, c: &C) -> Vec<(String, f64)>
 where
     for<'a> &'a C: aes_ct::CtrCipher,
 {
-    let mut buf = vec![0u8; SIZES[SIZES.len() - 1]];
+    let mut buf = Buf::zeroed(SIZES[SIZES.len() - 1]);
     let iv = [0x5au8; 16];
     SIZES
         .iter()

@@ -33,7 +33,7 @@
 //! both are measured, alternately, in a third build (xtask's
 //! `speed-ring-noaesni`, see [`ssse3_vs_ring`]) and merged.
 
-use super::{Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+use super::{Buf, Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
 use aes_gcm_ct::{AesGcm, Backend};
 use cipher::consts::{U12, U16};
@@ -193,7 +193,7 @@ fn add_row(
     expect: &[(Vec<u8>, [u8; 16])],
 ) {
     let (seal_t, open_t) = titles(bits);
-    let mut buf = message(SIZES[SIZES.len() - 1]);
+    let mut buf = Buf::from(&message(SIZES[SIZES.len() - 1])[..]);
     let (mut seal, mut open) = (Vec::new(), Vec::new());
     for (&n, (ct, tag)) in SIZES.iter().zip(expect) {
         let mut b = message(n);
@@ -494,7 +494,7 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
     let roles = [Role::Ours, Role::Other, Role::Reference];
     let mut seal = vec![Vec::new(); 3];
     let mut open = vec![Vec::new(); 3];
-    let mut bufs = vec![message(SIZES[SIZES.len() - 1]); 3];
+    let mut bufs = vec![Buf::from(&message(SIZES[SIZES.len() - 1])[..]); 3];
     for &n in &SIZES {
         let mut ct = message(n);
         let tag = rc.seal(&mut ct);
@@ -534,8 +534,8 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
 fn alternate(
     ctx: &mut Ctx,
     impls: &[&dyn Aead],
-    bufs: &mut [Vec<u8>],
-    run: impl Fn(&dyn Aead, &mut Vec<u8>) + Copy,
+    bufs: &mut [Buf],
+    run: impl Fn(&dyn Aead, &mut Buf) + Copy,
 ) -> Vec<f64> {
     let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
         .iter()

@@ -6,7 +6,7 @@
 //! `GHashKey::update_padded` (key powers built once), RustCrypto through a
 //! clone of a keyed `GHash` (its per-message state) and `update_padded`.
 
-use super::{Col, Ctx, Role, keep};
+use super::{Buf, Col, Ctx, Role, keep};
 use ghash_ct::{GHash, GHashState, universal_hash::UniversalHash};
 
 /// Message sizes in bytes.
@@ -38,6 +38,7 @@ pub fn run(ctx: &mut Ctx) {
     let title = "GHASH";
     ctx.table(title, "MB/s per message size (fresh state per message)", COLS);
     let data: Vec<u8> = (0..SIZES[SIZES.len() - 1]).map(|i| (i * 131 + 7) as u8).collect();
+    let data = Buf::from(&data[..]);
 
     if ctx.wants(Role::Ours) {
         for b in ghash_ct::Backend::available() {
