@@ -663,13 +663,14 @@ unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i 
 }
 
 /// The remainder (`r` < 256 bytes, `NV` vectors) and the lengths block:
-/// CTR over the remainder, GHASH of remainder and `lens`, one reduction.
+/// CTR over the remainder (vector k's counters: `c0 + offs[k]`), GHASH of
+/// remainder and `lens`, one reduction.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
     c: &Ctx<V>,
     rk: &[V; 15],
-    ctrs: &[V; MAXN],
+    (c0, offs): (V, &[V; MAXN]),
     acc: __m128i,
     inp: *const u8,
     out: *mut u8,
@@ -683,8 +684,10 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
     unsafe {
         let part = |k: usize| r - 16 * V::L * k;
         let mut x = [V::zero(); NV];
-        for (v, ctr) in x.iter_mut().zip(ctrs) {
-            *v = ctr.shuf(c.cswap).xor(rk[0]);
+        // The counter blocks of the `NV` vectors only, in the AES states
+        // (wiped below).
+        for (v, o) in x.iter_mut().zip(offs) {
+            *v = c0.add32(*o).shuf(c.cswap).xor(rk[0]);
         }
         let mut s = (V::zero(), V::zero(), V::zero());
         let mut d = [V::zero(); NV];
@@ -795,9 +798,14 @@ unsafe fn body<V: Lanes, const NR: usize>(
             hp: key.h.as_ptr().cast::<u8>(),
         };
         // Powers of the main loop: block j of a batch gets H^(16 - j).
+        // Made only when a batch of AAD or text runs (public lengths): a
+        // short message would pay for their loads, stores and wipes.
+        let batches = aad.len() >= bb || len >= bb;
         let mut pm = [V::zero(); MAXN];
-        for (k, p) in pm[..V::N].iter_mut().enumerate() {
-            *p = c.pow(BATCH, 1, k);
+        if batches {
+            for (k, p) in pm[..V::N].iter_mut().enumerate() {
+                *p = c.pow(BATCH, 1, k);
+            }
         }
 
         let mut acc = if aad.is_empty() {
@@ -978,13 +986,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let lens = bswap(ld(&lens));
         let h1 = ld(&key.h[NPOW - 1]);
         let r = len - off;
-        // The tail's counter vectors; entries from `V::N` on stay zero
-        // (only the others are wiped below).
-        let mut cl = [V::zero(); MAXN];
-        for (c, o) in cl[..V::N].iter_mut().zip(&offs) {
-            *c = c0.add32(*o);
-        }
-        let ctrs = &cl;
+        let ctrs = (c0, &offs);
         let (i, o) = (inp.add(off), out.add(off));
         acc = match r.div_ceil(16 * l) {
             0 => tail::<V, NR, 0>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
@@ -1005,8 +1007,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // entries that were filled: the rest still hold the zeros they were
         // made with (a short message pays for every store here).
         ct_dispatch::wipe::wipe_slice(&mut rk[..=NR]);
-        ct_dispatch::wipe::wipe_slice(&mut pm[..V::N]);
-        ct_dispatch::wipe::wipe_slice(&mut cl[..V::N]);
+        if batches {
+            ct_dispatch::wipe::wipe_slice(&mut pm[..V::N]);
+        }
         wipe(&mut c0);
         wipe(&mut m);
         wipe(&mut mask);

@@ -760,7 +760,11 @@ impl From<&[u8]> for Buf {
         let mut v = vec![0u8; data.len() + BUF_ALIGN];
         let off = v.as_ptr().align_offset(BUF_ALIGN);
         v[off..off + data.len()].copy_from_slice(data);
-        Self { v, off, len: data.len() }
+        Self {
+            v,
+            off,
+            len: data.len(),
+        }
     }
 }
 
