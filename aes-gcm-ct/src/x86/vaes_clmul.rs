@@ -663,14 +663,14 @@ unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i 
 }
 
 /// The remainder (`r` < 256 bytes, `NV` vectors) and the lengths block:
-/// CTR over the remainder (vector k's counters: `c0 + offs[k]`), GHASH of
+/// CTR over the remainder (vector k's counters: `c0 + off(k)`), GHASH of
 /// remainder and `lens`, one reduction.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
     c: &Ctx<V>,
     rk: &[V; 15],
-    (c0, offs): (V, &[V; MAXN]),
+    c0: V,
     acc: __m128i,
     inp: *const u8,
     out: *mut u8,
@@ -686,8 +686,8 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
         let mut x = [V::zero(); NV];
         // The counter blocks of the `NV` vectors only, in the AES states
         // (wiped below).
-        for (v, o) in x.iter_mut().zip(offs) {
-            *v = c0.add32(*o).shuf(c.cswap).xor(rk[0]);
+        for (k, v) in x.iter_mut().enumerate() {
+            *v = c0.add32(off::<V>(k)).shuf(c.cswap).xor(rk[0]);
         }
         let mut s = (V::zero(), V::zero(), V::zero());
         let mut d = [V::zero(); NV];
@@ -742,6 +742,17 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
         wipe(&mut s);
         h
     }
+}
+
+/// Vector k's counter offset from vector 0's: `L k` in each lane's
+/// counter word.
+///
+/// # Safety
+/// `V`'s features.
+#[inline(always)]
+unsafe fn off<V: Lanes>(k: usize) -> V {
+    // SAFETY: the caller's contract.
+    unsafe { V::bcast(_mm_set_epi32((V::L * k) as i32, 0, 0, 0)) }
 }
 
 /// Vector 0's counter blocks of the batch whose first counter is `c`
@@ -831,7 +842,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let mut c0 = ctr_le::<V>(j0v, ctr0);
         let mut offs = [V::zero(); MAXN];
         for (k, o) in offs[..V::N].iter_mut().enumerate() {
-            *o = V::bcast(_mm_set_epi32((V::L * k) as i32, 0, 0, 0));
+            *o = off::<V>(k);
         }
         let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
         // Decryption's multiplies go right after AES round 1, vector 0
@@ -986,7 +997,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let lens = bswap(ld(&lens));
         let h1 = ld(&key.h[NPOW - 1]);
         let r = len - off;
-        let ctrs = (c0, &offs);
+        let ctrs = c0;
         let (i, o) = (inp.add(off), out.add(off));
         acc = match r.div_ceil(16 * l) {
             0 => tail::<V, NR, 0>(&c, &rk, ctrs, acc, i, o, r, encrypt, lens, h1),
