@@ -76,16 +76,13 @@ pub(super) struct Consts {
 /// 0..=`NR`, broadcast to both lanes.
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes,vpclmulqdq")]
-#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn batches<const NR: usize>(
     rk: &[__m256i; 15],
     pm: &[__m256i; 8],
     cst: &Consts,
     c0: &mut __m256i,
     acc: &mut __m128i,
-    inp: *const u8,
-    out: *mut u8,
-    hash: *const u8,
+    (inp, out, hash): (*const u8, *mut u8, *const u8),
     n: usize,
 ) {
     const { assert!(NR == 10 || NR == 12 || NR == 14) };

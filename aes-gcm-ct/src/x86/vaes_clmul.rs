@@ -271,19 +271,7 @@ trait Lanes: Ops {
     /// # Safety
     /// The CPU features of the width; `inp` and `hash` readable and `out`
     /// writable for `16 BATCH n` bytes.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn hand_batches<const NR: usize>(
-        rk: &[Self; 15],
-        pm: &[Self; MAXN],
-        c: &Ctx<Self>,
-        offs: &[Self; MAXN],
-        c0: &mut Self,
-        acc: &mut __m128i,
-        inp: *const u8,
-        out: *mut u8,
-        hash: *const u8,
-        n: usize,
-    ) -> bool;
+    unsafe fn hand_batches<const NR: usize>(st: LoopState<'_, Self>) -> bool;
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
@@ -321,18 +309,7 @@ impl Lanes for Z {
     const KEEP: bool = true;
     /// None: with 32 registers the compiler keeps the loop in registers.
     #[inline(always)]
-    unsafe fn hand_batches<const NR: usize>(
-        _: &[Self; 15],
-        _: &[Self; MAXN],
-        _: &Ctx<Self>,
-        _: &[Self; MAXN],
-        _: &mut Self,
-        _: &mut __m128i,
-        _: *const u8,
-        _: *mut u8,
-        _: *const u8,
-        _: usize,
-    ) -> bool {
+    unsafe fn hand_batches<const NR: usize>(_: LoopState<'_, Self>) -> bool {
         false
     }
     #[inline(always)]
@@ -379,36 +356,26 @@ impl Lanes for Y {
     const KEEP: bool = false;
     /// `vaes_avx2_loop.rs`: with 16 registers the compiler spills.
     #[inline(always)]
-    unsafe fn hand_batches<const NR: usize>(
-        rk: &[Self; 15],
-        pm: &[Self; MAXN],
-        c: &Ctx<Self>,
-        offs: &[Self; MAXN],
-        c0: &mut Self,
-        acc: &mut __m128i,
-        inp: *const u8,
-        out: *mut u8,
-        hash: *const u8,
-        n: usize,
-    ) -> bool {
-        assert!(n >= 1, "the hand-scheduled loop runs at least one batch");
+    unsafe fn hand_batches<const NR: usize>(st: LoopState<'_, Self>) -> bool {
+        assert!(st.n >= 1, "the hand-scheduled loop runs at least one batch");
         // SAFETY: the trait's contract (the features, the byte ranges);
         // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
         unsafe {
             let mut cst = super::vaes_avx2_loop::Consts {
-                cswap: c.cswap,
-                rev: c.rev,
+                cswap: st.c.cswap,
+                rev: st.c.rev,
                 poly: Self::bcast(_mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1)),
                 inc: Self::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0)),
-                offs: *offs,
+                offs: *st.offs,
                 pmx: [Self::zero(); MAXN],
             };
             // Filled in place by a plain loop (`array::map`'s closure
             // would be compiled without this function's target features).
-            for (x, h) in cst.pmx.iter_mut().zip(pm) {
+            for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
                 *x = h.xor(h.swap64());
             }
-            super::vaes_avx2_loop::batches::<NR>(rk, pm, &cst, c0, acc, inp, out, hash, n);
+            let (io, n) = ((st.inp, st.out, st.hash), st.n);
+            super::vaes_avx2_loop::batches::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
             // The XORed halves of the powers are key material; the rest
             // of `cst` is public.
             ct_dispatch::wipe::wipe_slice(&mut cst.pmx);
@@ -565,6 +532,28 @@ unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>
         }
         reduce_lanes((lo, mid, hi)).fold()
     }
+}
+
+/// What the main loop carries from batch to batch and the operands it
+/// reads: the part a hand-scheduled loop ([`Lanes::hand_batches`]) takes
+/// over.
+struct LoopState<'a, V> {
+    /// Round keys, broadcast to every lane.
+    rk: &'a [V; 15],
+    /// The batch's powers, vector k's for its blocks.
+    pm: &'a [V; MAXN],
+    c: &'a Ctx<V>,
+    /// Vector k's counter offset from vector 0's.
+    offs: &'a [V; MAXN],
+    /// Vector 0's counter blocks (stepped).
+    c0: &'a mut V,
+    /// The running hash (updated).
+    acc: &'a mut __m128i,
+    /// The batches' input and output, the blocks they hash, their count.
+    inp: *const u8,
+    out: *mut u8,
+    hash: *const u8,
+    n: usize,
 }
 
 /// Constants of one message.
@@ -845,6 +834,26 @@ unsafe fn body<V: Lanes, const NR: usize>(
             *o = off::<V>(k);
         }
         let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
+        // The hand-scheduled loop of this width, if it has one (false:
+        // none, the loops below run the batches).
+        let hand = |c0: &mut V, acc: &mut __m128i, inp, out, hash, n| {
+            let (rk, pm, c, offs) = (&rk, &pm, &c, &offs);
+            let st = LoopState {
+                rk,
+                pm,
+                c,
+                offs,
+                c0,
+                acc,
+                inp,
+                out,
+                hash,
+                n,
+            };
+            // (Inside `body`'s unsafe block: the callers give `n` whole
+            // batches at `inp`, `out` and `hash`, see each call.)
+            V::hand_batches::<NR>(st)
+        };
         // Decryption's multiplies go right after AES round 1, vector 0
         // (which takes `acc`) last; encryption spreads them, one vector per
         // round (the file header says why).
@@ -884,11 +893,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 let n = (len - off) / bb;
                 // SAFETY (`out.add(off - bb)`): a batch was written there.
                 if have_prev
-                    && V::hand_batches::<NR>(
-                        &rk,
-                        &pm,
-                        &c,
-                        &offs,
+                    && hand(
                         &mut c0,
                         &mut acc,
                         inp.add(off),
@@ -946,7 +951,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 // one (`last` is one batch there), from the first batch.
                 let n = (len - off) / bb;
                 let (i, o) = (inp.add(off), out.add(off));
-                if V::hand_batches::<NR>(&rk, &pm, &c, &offs, &mut c0, &mut acc, i, o, i, n) {
+                if hand(&mut c0, &mut acc, i, o, i, n) {
                     off += n * bb;
                     break;
                 }
