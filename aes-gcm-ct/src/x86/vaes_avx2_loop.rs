@@ -17,9 +17,13 @@
 //! products and the fold of its two lanes. The last round XORs the round
 //! key with the input first (`aesenclast(x, k) ^ p = aesenclast(x, k ^
 //! p)`). Why by hand: with 16 vector registers the compiler's allocation
-//! of the same loop spills the sums and AES states and regroups the
-//! products, and schoolbook products (4 `vpclmulqdq`) keep the
-//! carry-less multiplier, the bottleneck, busier (`PERFORMANCE.md`).
+//! of the same loop spilled the sums and AES states and regrouped the
+//! products; written out, every value has its own register and the
+//! products sit between the rounds. The loop is bound by its count of
+//! vector operations (about 240 per 16 blocks), not by one unit, so each
+//! saved operation counts; Karatsuba (3 products, a swap and an XOR per
+//! vector) beat schoolbook (4 products) here, though not in the compiled
+//! loop (`PERFORMANCE.md`).
 //!
 //! Cost per 16 blocks: 8 NR `vaesenc`/`vaesenclast`, 26 `vpclmulqdq`
 //! (24 products, 2 for the reduction), 24 shuffles (8 counter blocks, 8
@@ -88,7 +92,9 @@ pub(super) unsafe fn batches<const NR: usize>(
     const { assert!(NR == 10 || NR == 12 || NR == 14) };
     // SAFETY: the caller's contract; the assembly reads rk[0..=NR], pm,
     // cst and 256 n bytes from each of `inp` and `hash`, writes 256 n
-    // bytes to `out`, and touches no other memory and no stack.
+    // bytes to `out`, and touches no other memory and no stack. Its first
+    // instruction zeroes the upper lane of ymm14 (the running hash is
+    // XORed into vector 0 as a whole register).
     unsafe {
         asm!(
             r"
