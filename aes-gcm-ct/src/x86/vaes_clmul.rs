@@ -72,7 +72,7 @@
 //! Constant time: loop bounds, the vector count of the remainder and the
 //! masks depend on the public lengths only.
 
-use super::aesni_clmul::{bswap, encrypt_zero, ghash_by_h1, ld, mul, raise, st};
+use super::aesni_clmul::{bswap, encrypt_zero, ghash_by_h1, ld, mul, poly, raise, st};
 use crate::{Block, Msg};
 use core::arch::x86_64::*;
 use ct_dispatch::wipe::wipe;
@@ -364,8 +364,8 @@ impl Lanes for Y {
             let mut cst = super::vaes_avx2_loop::Consts {
                 cswap: st.c.cswap,
                 rev: st.c.rev,
-                poly: Self::bcast(_mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1)),
-                inc: Self::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0)),
+                poly: Self::bcast(poly()),
+                inc: st.inc,
                 offs: *st.offs,
                 pmx: [Self::zero(); MAXN],
             };
@@ -507,7 +507,7 @@ unsafe fn reduce_lanes<V: Lanes>((lo, mid, hi): Acc<V>) -> V {
     unsafe {
         let lo = lo.xor(mid.bsl8());
         let hi = hi.xor(mid.bsr8());
-        let poly = V::bcast(_mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1));
+        let poly = V::bcast(poly());
         let lo = lo.swap64().xor(lo.clmul::<0x10>(poly));
         let lo = lo.swap64().xor(lo.clmul::<0x10>(poly));
         hi.xor(lo)
@@ -545,6 +545,8 @@ struct LoopState<'a, V> {
     c: &'a Ctx<V>,
     /// Vector k's counter offset from vector 0's.
     offs: &'a [V; MAXN],
+    /// The counter step per batch.
+    inc: V,
     /// Vector 0's counter blocks (stepped).
     c0: &'a mut V,
     /// The running hash (updated).
@@ -843,6 +845,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 pm,
                 c,
                 offs,
+                inc,
                 c0,
                 acc,
                 inp,

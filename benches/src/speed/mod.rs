@@ -737,10 +737,10 @@ impl Clock {
 pub const BUF_ALIGN: usize = 64;
 
 /// A measurement buffer starting on a [`BUF_ALIGN`] boundary, so every row
-/// of every table runs on the same alignment: the allocator otherwise
-/// placed each table's buffers differently (16 bytes off a 32-byte boundary
-/// for some), and on the Zen 4 guest the VAES loops (ours and ring's) ran
-/// up to a third slower there (aes-gcm-ct/PERFORMANCE.md).
+/// of every table runs on the same alignment: wide vector loops run at
+/// different speeds on differently aligned buffers (figures in
+/// aes-gcm-ct/PERFORMANCE.md), and a plain `Vec` lands wherever the
+/// allocator's history puts it.
 #[derive(Debug)]
 pub struct Buf {
     v: Vec<u8>,
