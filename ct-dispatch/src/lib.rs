@@ -164,6 +164,8 @@ pub mod x86;
 
 pub mod wipe;
 
+pub mod short;
+
 #[cfg(feature = "build")]
 pub mod build;
 

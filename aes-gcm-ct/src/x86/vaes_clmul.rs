@@ -424,24 +424,22 @@ impl Lanes for Y {
 }
 
 /// `n` (0..=16) bytes from `p`, zero above: a plain load for a whole
-/// block, a 16-byte stack copy only for a partial one.
+/// block, two integer loads (`ct_dispatch::short`, no stack copy, no
+/// `memcpy` call) for a partial one.
 ///
 /// # Safety
 /// `n` readable bytes at `p`; SSE2.
 #[inline(always)]
 unsafe fn load16(p: *const u8, n: usize) -> __m128i {
-    // SAFETY: the caller's contract; `t` holds 16 >= n bytes.
+    // SAFETY: the caller's contract.
     unsafe {
         if n >= 16 {
             _mm_loadu_si128(p.cast())
         } else if n == 0 {
             _mm_setzero_si128()
         } else {
-            let mut t = [0u8; 16];
-            core::ptr::copy_nonoverlapping(p, t.as_mut_ptr(), n);
-            let v = _mm_loadu_si128(t.as_ptr().cast());
-            wipe(&mut t);
-            v
+            let [lo, hi] = ct_dispatch::short::read_halves(core::slice::from_raw_parts(p, n));
+            _mm_set_epi64x(hi as i64, lo as i64)
         }
     }
 }
@@ -450,10 +448,10 @@ unsafe fn load16(p: *const u8, n: usize) -> __m128i {
 /// bytes above `n` zeroed.
 ///
 /// # Safety
-/// `n` writable bytes at `p`; SSE2.
+/// `n` writable bytes at `p`; SSE4.1.
 #[inline(always)]
 unsafe fn store16(p: *mut u8, v: __m128i, n: usize) -> __m128i {
-    // SAFETY: the caller's contract; `t` holds 16 >= n bytes.
+    // SAFETY: the caller's contract.
     unsafe {
         if n >= 16 {
             _mm_storeu_si128(p.cast(), v);
@@ -461,10 +459,11 @@ unsafe fn store16(p: *mut u8, v: __m128i, n: usize) -> __m128i {
         } else if n == 0 {
             _mm_setzero_si128()
         } else {
-            let mut t = [0u8; 16];
-            _mm_storeu_si128(t.as_mut_ptr().cast(), v);
-            core::ptr::copy_nonoverlapping(t.as_ptr(), p, n);
-            wipe(&mut t);
+            let halves = [
+                _mm_cvtsi128_si64(v) as u64,
+                _mm_extract_epi64::<1>(v) as u64,
+            ];
+            ct_dispatch::short::write_halves(core::slice::from_raw_parts_mut(p, n), halves);
             // Bytes i < n kept: (n > i) per byte lane (n < 16).
             let keep = _mm_cmpgt_epi8(
                 _mm_set1_epi8(n as i8),
