@@ -29,6 +29,7 @@ use crate::{Block, Msg};
 use aead::inout::InOutBuf;
 use aes_ct::{CtrCipher, CtrCore};
 use cipher::{BlockCipherEncrypt, BlockSizeUser, InnerIvInit, StreamCipherCore, consts::U16};
+use ct_dispatch::short::{read_block, write_block};
 use ghash_ct::{GHashKey, GHashState};
 
 /// Bytes per chunk (CTR pass, then GHASH pass).
@@ -82,11 +83,9 @@ fn ctr<C: CtrCipher>(c: &C, nonce: &[u8; 12], ctr: u32, buf: InOutBuf<'_, '_, u8
     let (blocks, mut tail) = buf.into_chunks::<U16>();
     core.apply_keystream_blocks_inout(blocks);
     if !tail.is_empty() {
-        let n = tail.len();
-        let mut last = Block::default();
-        last[..n].copy_from_slice(tail.get_in());
+        let mut last = Block::from(read_block(tail.get_in()));
         core.apply_keystream_block_inout((&mut last).into());
-        tail.get_out().copy_from_slice(&last[..n]);
+        write_block(tail.get_out(), &last.0);
         wipe_block(&mut last);
     }
     // The counter block is secret when J0 comes from a long nonce.

@@ -26,6 +26,7 @@ use cipher::{
     consts::U16, typenum::Unsigned,
 };
 use core::mem::MaybeUninit;
+use ct_dispatch::short::read_block;
 use ghash_ct::{GHashKey, GHashState};
 
 /// Blocks per chunk at most (2 KiB of keystream on the stack).
@@ -209,8 +210,7 @@ pub(crate) fn hash_text(ghash: &GHashKey, st: &mut GHashState, text: &[u8], lens
     };
     let head = (text.len() - 1) / 16 * 16;
     ghash.update_padded(st, &text[..head]);
-    let mut two = [Block::default(), *lens];
-    two[0][..text.len() - head].copy_from_slice(&text[head..]);
+    let mut two = [read_block(&text[head..]).into(), *lens];
     ghash.update_public_last(st, &two);
     wipe_block(&mut two[0]);
 }
@@ -223,10 +223,10 @@ fn hash_short(ghash: &GHashKey, st: &mut GHashState, aad: &[u8], text: &[u8], le
     let mut blocks = [Block::default(); 2 * SHORT_BLOCKS + 1];
     let (na, nt) = (aad.len().div_ceil(16), text.len().div_ceil(16));
     for (b, c) in blocks.iter_mut().zip(aad.chunks(16)) {
-        b[..c.len()].copy_from_slice(c);
+        *b = read_block(c).into();
     }
     for (b, c) in blocks[na..].iter_mut().zip(text.chunks(16)) {
-        b[..c.len()].copy_from_slice(c);
+        *b = read_block(c).into();
     }
     blocks[na + nt] = *lens;
     ghash.update_public_last(st, &blocks[..na + nt + 1]);

@@ -189,8 +189,7 @@ pub(crate) fn ghash_input<V: Copy>(
         acc = one(acc, b);
     }
     if !partial.is_empty() {
-        let mut last = [0u8; 16];
-        last[..partial.len()].copy_from_slice(partial);
+        let mut last = ct_dispatch::short::read_block(partial);
         acc = one(acc, &last);
         ct_dispatch::wipe::wipe(&mut last);
     }
@@ -251,15 +250,19 @@ unsafe fn finish(
     // The partial last block, zero-padded for GHASH.
     if off < len {
         let n = len - off;
-        i = [0u8; 16];
-        // SAFETY: `n` < 16 readable bytes at inp + off; `i` has 16.
-        unsafe { core::ptr::copy_nonoverlapping(inp.add(off), i.as_mut_ptr(), n) };
+        // SAFETY: `n` < 16 readable bytes at inp + off (the slice ends
+        // before `o` is written out below).
+        i = ct_dispatch::short::read_block(unsafe { core::slice::from_raw_parts(inp.add(off), n) });
         o = crypt(ctr, i);
         for (k, b) in o.iter_mut().enumerate() {
             *b &= 0u8.wrapping_sub((k < n) as u8);
         }
-        // SAFETY: `n` writable bytes at out + off.
-        unsafe { core::ptr::copy_nonoverlapping(o.as_ptr(), out.add(off), n) };
+        // SAFETY: `n` writable bytes at out + off; no other reference to
+        // them is alive.
+        ct_dispatch::short::write_block(
+            unsafe { core::slice::from_raw_parts_mut(out.add(off), n) },
+            &o,
+        );
         acc = absorb(acc, if encrypt { o } else { i });
     }
     // The lengths block and the tag.

@@ -131,8 +131,7 @@ fn update_padded<const GHASH: bool>(keys: &Keys, acc: &mut u128, data: &[u8]) {
         keys.update::<GHASH>(acc, blocks);
     }
     if !tail.is_empty() {
-        let mut last = Block::default();
-        last[..tail.len()].copy_from_slice(tail);
+        let mut last = Block::from(ct_dispatch::short::read_block(tail));
         keys.update::<GHASH>(acc, core::slice::from_ref(&last));
         last.0.zeroize();
     }

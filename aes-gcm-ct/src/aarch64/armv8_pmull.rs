@@ -219,8 +219,7 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
         acc = ghash1(acc, bswap(ld(b)));
     }
     if !tail.is_empty() {
-        let mut t = [0u8; 16];
-        t[..tail.len()].copy_from_slice(tail);
+        let t = ct_dispatch::short::read_block(tail);
         acc = ghash1(acc, bswap(ld(&t)));
     }
 
