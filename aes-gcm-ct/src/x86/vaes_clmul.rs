@@ -46,8 +46,8 @@
 //!   AVX-512 also a whole last batch, which saves the loop's second
 //!   reduction for the lengths block): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
-//!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and a 16-byte stack
-//!   copy for the partial block only; the n data blocks are multiplied by
+//!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and, for the
+//!   partial block only, two integer moves (`ct_dispatch::short`); the n data blocks are multiplied by
 //!   H^(n+1)..H^2 and the lengths block by H^1, and all of it (remainder +
 //!   lengths block) costs one reduction. The key holds H^20..H^1 highest
 //!   first (plus four zero blocks) so the powers for any remainder are one
@@ -56,6 +56,9 @@
 //!   masked pass for the rest, one reduction).
 //! * E(J0) (the tag mask): one 128-bit AES-NI block at the start; it
 //!   overlaps with everything else.
+//! * A message with no main-loop batch runs in the 256-bit body on both
+//!   paths: at 512 bits the round-key broadcasts, masked moves and wipes
+//!   of a one-pass message cost more than the wider vectors save.
 //!
 //! Cost per 16 blocks: 16 x NR `vaesenc` lanes (NR / 4 or NR / 2
 //! instructions per block) + 16 (or 32) `vpclmulqdq` + 2 `pclmulqdq`; per
@@ -181,6 +184,13 @@ fused_engine!(
     enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq"
 )]
 fn crypt512<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
+    // A message of at most one batch of text and less than one of AAD
+    // (no main loop) runs in the 256-bit body: same key form, and this
+    // CPU has its features; its AAD pass and tail cost less there
+    // (`PERFORMANCE.md`). The lengths are public.
+    if msg.aad.len() < 16 * BATCH && msg.buf.len() <= 16 * BATCH {
+        return crypt256::<NR>(key, msg);
+    }
     let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
     let len = buf.len();
     let (inp, out) = buf.into_raw();
