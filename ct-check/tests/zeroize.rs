@@ -634,6 +634,17 @@ fn key_setup_and_use_leave_no_key_on_dead_stack() {
                         c.encrypt_blocks(&mut blocks);
                         c.decrypt_blocks(&mut blocks);
                         core::hint::black_box(&blocks);
+                        // Our CTR: one block, 16 blocks (no main loop at
+                        // the wider widths: round keys broadcast where
+                        // used) and 64 blocks and a partial one.
+                        use aes_ct::cipher::{InnerIvInit, StreamCipher};
+                        for n in [16, 256, 1029] {
+                            let core = aes_ct::CtrCore::inner_iv_init(&c, &[9u8; 16].into());
+                            let mut ctr = aes_ct::Ctr32BE::<&$t>::from_core(core);
+                            let mut buf = [0x6bu8; 1029];
+                            ctr.apply_keystream(&mut buf[..n]);
+                            core::hint::black_box(&buf);
+                        }
                     }
                 );
             }

@@ -17,7 +17,8 @@
 //!
 //! Cost: per group of 8 vectors, `NR + 1` AES instructions per vector plus
 //! ~5 vector instructions per vector (counter add, shuffle, load, XOR,
-//! store); the round keys are broadcast once per call.
+//! store); the round keys are broadcast once per call, or where used when
+//! no main loop runs.
 //!
 //! Constant time: the AES instructions and vector arithmetic are
 //! data-independent; the counter value is only data. Loop bounds and the
@@ -43,12 +44,12 @@ const BSWAP_CTR: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 1
 /// `k`), the next counter vector (little-endian counter words), the step,
 /// the byte-swap mask.
 ///
-/// `k` is filled, and wiped after, when a vector holds several blocks or
-/// the main loop runs; the loop keeps the keys in one stack array of its
-/// own (the compiler would otherwise hoist and spill them, a key copy no
-/// wipe reaches). A call of fewer than `U` blocks at one block per vector
-/// reads its rounds straight from `rk` (`DIRECT`): no copy, no wipe, which
-/// is a large share of a short message's cost.
+/// `k` is filled, and wiped after, when the main loop runs; the loop keeps
+/// the keys in one stack array of its own (the compiler would otherwise
+/// hoist and spill them, a key copy no wipe reaches). A call with no main
+/// loop (fewer than `U` vectors of blocks) broadcasts each round key from
+/// `rk` where it is used (`DIRECT`): no copy, no wipe, which is a large
+/// share of a short message's cost.
 struct State<'k, V: Lanes, const NR: usize, const DIRECT: bool> {
     rk: &'k [[u8; 16]; 15],
     /// Entries `0..=NR` written unless `DIRECT`.
@@ -59,8 +60,8 @@ struct State<'k, V: Lanes, const NR: usize, const DIRECT: bool> {
 }
 
 impl<V: Lanes, const NR: usize, const DIRECT: bool> State<'_, V, NR, DIRECT> {
-    /// Round key `r` in every lane: from `rk` when `DIRECT` (one block per
-    /// vector, where the broadcast is the key itself), else from `k`.
+    /// Round key `r` in every lane: broadcast from `rk` when `DIRECT` (a
+    /// load with broadcast, no more than a load from `k`), else from `k`.
     #[inline(always)]
     unsafe fn key(&self, r: usize) -> V {
         if DIRECT {
@@ -120,8 +121,8 @@ impl<V: Lanes, const NR: usize, const DIRECT: bool> State<'_, V, NR, DIRECT> {
 }
 
 /// The loop: whole groups of `U` vectors, then one narrower group for the
-/// rest (8, 4, 2 or 1 vectors: the fewest that cover it). A call of fewer
-/// than `U` blocks at one block per vector takes the `direct` form.
+/// rest (8, 4, 2 or 1 vectors: the fewest that cover it). A call with no
+/// main loop (fewer than `U` vectors of blocks) takes the `DIRECT` form.
 #[inline(always)]
 unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     rk: &[[u8; 16]; 15],
@@ -131,7 +132,7 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
 ) {
     // SAFETY: the caller's contract, passed on.
     unsafe {
-        if V::W == 1 && blocks.len() < U {
+        if blocks.len() < U * V::W {
             ctr_body::<V, NR, true>(rk, nonce, ctr, blocks)
         } else {
             ctr_body::<V, NR, false>(rk, nonce, ctr, blocks)
@@ -139,9 +140,8 @@ unsafe fn ctr_loop<V: Lanes, const NR: usize>(
     }
 }
 
-/// [`ctr_loop`] with every round key read from `rk` (`DIRECT`, fewer than
-/// `U` blocks at one block per vector: no main loop runs) or from the
-/// broadcast array `k`.
+/// [`ctr_loop`] with every round key broadcast from `rk` where used
+/// (`DIRECT`: no main loop runs) or read from the broadcast array `k`.
 #[inline(always)]
 unsafe fn ctr_body<V: Lanes, const NR: usize, const DIRECT: bool>(
     rk: &[[u8; 16]; 15],
