@@ -13,7 +13,8 @@
 //! short message paid more for the call than for its copy.
 //!
 //! Cost: up to 4 loads or stores and a few shifts per copy, no call, no
-//! stack buffer (the bytes travel in two integer registers).
+//! stack buffer (the bytes travel in two integer registers); a whole
+//! block or half is one plain copy.
 //!
 //! Constant time: the branches and addresses depend on the length only;
 //! the bytes are never compared or used as an index.
@@ -22,7 +23,9 @@
 #[inline(always)]
 fn read8(s: &[u8]) -> u64 {
     let n = s.len();
-    if n >= 4 {
+    if let Ok(w) = <[u8; 8]>::try_from(s) {
+        u64::from_le_bytes(w)
+    } else if n >= 4 {
         let a = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
         let b = u32::from_le_bytes([s[n - 4], s[n - 3], s[n - 2], s[n - 1]]);
         u64::from(a) | u64::from(b) << (8 * (n - 4))
@@ -41,7 +44,9 @@ fn read8(s: &[u8]) -> u64 {
 #[inline(always)]
 fn write8(d: &mut [u8], v: u64) {
     let n = d.len();
-    if n >= 4 {
+    if n == 8 {
+        d.copy_from_slice(&v.to_le_bytes());
+    } else if n >= 4 {
         d[..4].copy_from_slice(&(v as u32).to_le_bytes());
         d[n - 4..].copy_from_slice(&((v >> (8 * (n - 4))) as u32).to_le_bytes());
     } else if n >= 2 {
@@ -74,6 +79,9 @@ pub fn read_halves(s: &[u8]) -> [u64; 2] {
 /// If `s` is longer than 16 bytes.
 #[inline(always)]
 pub fn read_block(s: &[u8]) -> [u8; 16] {
+    if let Ok(b) = <[u8; 16]>::try_from(s) {
+        return b;
+    }
     let [lo, hi] = read_halves(s);
     (u128::from(lo) | u128::from(hi) << 64).to_le_bytes()
 }
@@ -101,6 +109,10 @@ pub fn write_halves(d: &mut [u8], v: [u64; 2]) {
 /// If `d` is longer than 16 bytes.
 #[inline(always)]
 pub fn write_block(d: &mut [u8], b: &[u8; 16]) {
+    if d.len() == 16 {
+        d.copy_from_slice(b);
+        return;
+    }
     let v = u128::from_le_bytes(*b);
     write_halves(d, [v as u64, (v >> 64) as u64]);
 }
