@@ -138,14 +138,15 @@ impl HashVariant for Poly1305Hash {
         let bits = ((tweak.len() as u64).wrapping_mul(8) & 0xffff_ffff) as u32;
         block[..4].copy_from_slice(&bits.to_le_bytes());
         let first = tweak.len().min(12);
-        block[4..4 + first].copy_from_slice(&tweak[..first]);
+        let mut head = ct_dispatch::short::read_block(&tweak[..first]);
+        block[4..].copy_from_slice(&head[..12]);
+        head.zeroize();
         st.blocks(&block);
         let rest = &tweak[first..];
         let whole = rest.len() - rest.len() % 16;
         st.blocks(&rest[..whole]);
         if whole < rest.len() {
-            block = [0u8; 16];
-            block[..rest.len() - whole].copy_from_slice(&rest[whole..]);
+            block = ct_dispatch::short::read_block(&rest[whole..]);
             st.blocks(&block);
         }
         block.zeroize();

@@ -86,8 +86,7 @@ pub(crate) fn nh_chunk(nh: Nh, key: &NhKey, chunk: &[u8]) -> [u8; 32] {
     let whole = chunk.len() - chunk.len() % UNIT;
     let mut sums = nh.units(key, &chunk[..whole]);
     if whole < chunk.len() {
-        let mut last = [0u8; UNIT];
-        last[..chunk.len() - whole].copy_from_slice(&chunk[whole..]);
+        let mut last: [u8; UNIT] = ct_dispatch::short::read_block(&chunk[whole..]);
         nh_units_portable(&key.words[whole / 4..], &last, &mut sums);
         last.zeroize();
     }

@@ -143,8 +143,7 @@ mod imp {
         pub(crate) fn finish(mut self, tail: &[u8]) -> u128 {
             let tail = &tail[..tail.len().min(15)];
             if !tail.is_empty() {
-                let mut b = [0u8; 16];
-                b[..tail.len()].copy_from_slice(tail);
+                let mut b = ct_dispatch::short::read_block(tail);
                 b[tail.len()] = 1;
                 self.block(&b, 0);
                 b.zeroize();
