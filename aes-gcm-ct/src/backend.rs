@@ -365,7 +365,7 @@ macro_rules! backends {
 backends! {
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     VaesClmul => crate::x86::vaes_clmul::VaesClmul, "vaes-clmul",
-        "VAES + VPCLMULQDQ on AVX-512 (x86_64): 16 blocks per iteration in 512-bit vectors, their AES rounds stitched with the GHASH of the previous 16 ciphertext blocks, one reduction per 16; the remainder in one masked vector pass with the lengths block (one reduction).";
+        "VAES + VPCLMULQDQ on AVX-512 (x86_64): 16 blocks per iteration in 512-bit vectors, their AES rounds stitched with the GHASH of the previous 16 ciphertext blocks, one reduction per 16; the remainder in one masked vector pass with the lengths block (one reduction). A message of at most 256 bytes (AAD under 256) runs the `vaes-avx2-clmul` body, which is faster there.";
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     VaesAvx2Clmul => crate::x86::vaes_clmul::VaesAvx2Clmul, "vaes-avx2-clmul",
         "VAES + VPCLMULQDQ on AVX2 (x86_64, e.g. Zen 3, Alder Lake): 8 blocks per iteration in 256-bit vectors, stitched as `vaes-clmul`, one reduction per 8; the remainder in one vector pass.";
