@@ -47,7 +47,8 @@
 //!   reduction for the lengths block): ONE vectorised pass, not a
 //!   block loop: the last vector is loaded/stored with a byte mask
 //!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and, for the
-//!   partial block only, two integer moves (`ct_dispatch::short`); the n data blocks are multiplied by
+//!   partial block only, integer moves (`ct_dispatch::short`); the n data
+//!   blocks are multiplied by
 //!   H^(n+1)..H^2 and the lengths block by H^1, and all of it (remainder +
 //!   lengths block) costs one reduction. The key holds H^20..H^1 highest
 //!   first (plus four zero blocks) so the powers for any remainder are one
@@ -56,9 +57,10 @@
 //!   masked pass for the rest, one reduction).
 //! * E(J0) (the tag mask): one 128-bit AES-NI block at the start; it
 //!   overlaps with everything else.
-//! * A message with no main-loop batch runs in the 256-bit body on both
-//!   paths: at 512 bits the round-key broadcasts, masked moves and wipes
-//!   of a one-pass message cost more than the wider vectors save.
+//! * A message with no main-loop batch (at most 256 bytes of text, less
+//!   than 256 of AAD) runs in the 256-bit body on both paths: at 512 bits
+//!   the one pass cost more than the wider vectors save (measured in
+//!   `PERFORMANCE.md`).
 //!
 //! Cost per 16 blocks: 16 x NR `vaesenc` lanes (NR / 4 or NR / 2
 //! instructions per block) + 16 (or 32) `vpclmulqdq` + 2 `pclmulqdq`; per
