@@ -48,11 +48,10 @@
 //!   block loop: the last vector is loaded/stored with a byte mask
 //!   (AVX-512BW) or, on AVX2, with plain 128-bit moves and, for the
 //!   partial block only, integer moves (`ct_dispatch::short`); the n data
-//!   blocks are multiplied by
-//!   H^(n+1)..H^2 and the lengths block by H^1, and all of it (remainder +
-//!   lengths block) costs one reduction. The key holds H^20..H^1 highest
-//!   first (plus four zero blocks) so the powers for any remainder are one
-//!   unaligned vector load each.
+//!   blocks are multiplied by H^(n+1)..H^2 and the lengths block by H^1,
+//!   and all of it (remainder + lengths block) costs one reduction. The
+//!   key holds H^20..H^1 highest first (plus four zero blocks) so the
+//!   powers for any remainder are one unaligned vector load each.
 //! * AAD: the same aggregated hashing (16 blocks per reduction, then one
 //!   masked pass for the rest, one reduction).
 //! * E(J0) (the tag mask): one 128-bit AES-NI block at the start; it
