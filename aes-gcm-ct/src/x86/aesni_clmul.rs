@@ -10,21 +10,29 @@
 //! reference code). Key powers H^1..H^8 are computed once at key setup.
 //!
 //! Loop: 8 counter blocks per iteration; their AES rounds are interleaved
-//! with the 8 carry-less multiplications (schoolbook, 4 `pclmulqdq` each)
-//! of 8 ciphertext blocks against H^8..H^1, accumulated unreduced, and one
-//! reduction per 8 blocks. Encryption hashes the previous iteration's
-//! ciphertext (software pipelining), read back from the output buffer (L1)
-//! so the 16 xmm registers hold the AES states; decryption hashes the
-//! current iteration's input ciphertext. The blocks after the last batch,
-//! the partial block, the lengths block and the tag go through the shared
-//! byte-level `super::tail::finish_with` (one block at a time).
+//! with the 8 carry-less multiplications of 8 ciphertext blocks against
+//! H^8..H^1, accumulated unreduced, and one reduction per 8 blocks. The
+//! products are Karatsuba's (3 `pclmulqdq` each: low halves, high halves,
+//! and the XORed halves against the power's XORed halves, made per message
+//! in [`Mids`]): on CPUs that issue `pclmulqdq` every other cycle the
+//! products bound the loop, and the swap and XOR that replace the fourth
+//! go to other units. Encryption hashes the previous iteration's
+//! ciphertext (software pipelining), read back from the output buffer
+//! (L1); decryption hashes the current iteration's input, read where it is
+//! used (in the round that hashes it, and again for the last XOR): 16 xmm
+//! registers hold the 8 AES states, not 8 more blocks beside them. AAD
+//! runs of 8 blocks keep the schoolbook product (4 `pclmulqdq`). The
+//! blocks after the last batch, the partial block, the lengths block and
+//! the tag go through the shared byte-level `super::tail::finish_with`
+//! (one block at a time).
 //!
-//! Cost per 8 blocks: 8 x NR `aesenc` + 32 + 2 `pclmulqdq`; at setup 7
-//! multiplications for the powers.
+//! Cost per 8 blocks: 8 x NR `aesenc` + 24 + 2 `pclmulqdq`; at setup 7
+//! multiplications for the powers, per message of 128 bytes or more 8
+//! swaps and XORs for the middle operands.
 //!
 //! Register plan (LLVM allocates): 8 AES states, 3 accumulators (lo, mid,
-//! hi), the block being multiplied; round keys and powers are memory
-//! operands from the stack copy (L1).
+//! hi), the block being multiplied; round keys, powers and middle
+//! operands are memory operands from the stack copies (L1).
 
 use super::tail::{LoopKey, Rest, finish_with};
 use crate::{Block, Msg};
@@ -127,6 +135,50 @@ fn mul_acc(acc: &mut (__m128i, __m128i, __m128i), a: __m128i, b: __m128i) {
     acc.2 = _mm_xor_si128(acc.2, h);
 }
 
+/// Karatsuba's middle operands of the powers (each 64-bit half of `0[i]`
+/// holds the XOR of the two halves of H^(i+1)), for the 8-block loops;
+/// wiped when dropped.
+struct Mids([__m128i; 8]);
+
+impl Mids {
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn new(hp: &[__m128i; 8]) -> Self {
+        let mut m = [_mm_setzero_si128(); 8];
+        for (m, &h) in m.iter_mut().zip(hp) {
+            *m = _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4e));
+        }
+        Mids(m)
+    }
+}
+
+impl Drop for Mids {
+    fn drop(&mut self) {
+        ct_dispatch::wipe::wipe(&mut self.0);
+    }
+}
+
+/// Accumulate `a * b` into (lo, mid, hi) by Karatsuba: three products,
+/// the middle one against `bx` (from [`Mids`]); the sum's middle part is
+/// settled by [`reduce_karatsuba`]. On CPUs where `pclmulqdq` issues only
+/// every other cycle the products bound the loop, so one fewer per block
+/// counts; the extra shuffle and XOR go to other units.
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn mul_acc_karatsuba(acc: &mut (__m128i, __m128i, __m128i), a: __m128i, b: __m128i, bx: __m128i) {
+    acc.0 = _mm_xor_si128(acc.0, _mm_clmulepi64_si128(a, b, 0x00));
+    acc.2 = _mm_xor_si128(acc.2, _mm_clmulepi64_si128(a, b, 0x11));
+    let ax = _mm_xor_si128(a, _mm_shuffle_epi32(a, 0x4e));
+    acc.1 = _mm_xor_si128(acc.1, _mm_clmulepi64_si128(ax, bx, 0x00));
+}
+
+/// [`reduce`] of Karatsuba sums: the middle part is (lo ^ hi) ^ mid.
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn reduce_karatsuba((lo, mid, hi): (__m128i, __m128i, __m128i)) -> __m128i {
+    reduce((lo, _mm_xor_si128(mid, _mm_xor_si128(lo, hi)), hi))
+}
+
 /// The Montgomery reduction's constant (POLYVAL's polynomial, as RFC 8452
 /// appendix A multiplies by it): every reduction here and in the VAES
 /// paths takes it from here.
@@ -226,85 +278,103 @@ fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let cblock = |c: u32| _mm_insert_epi32(j0v, c.swap_bytes() as i32, 3);
     let mut off = 0usize;
 
-    if encrypt {
-        // Pipelined: hash the previous 8 ciphertext blocks during this
-        // AES, read back from the output (L1) rather than kept in
-        // registers (16 xmm registers do not hold 8 states, 8 blocks,
-        // powers and sums).
-        let prev = |off: usize, j: usize| {
-            // SAFETY: 16 * j + 16 <= 128 <= off: inside the bytes of `out`
-            // written by the previous iteration.
-            bswap(unsafe { _mm_loadu_si128(out.add(off - 128 + 16 * j).cast()) })
-        };
-        let mut have_prev = false;
-        while len - off >= 128 {
-            let mut b = [_mm_setzero_si128(); 8];
-            for (j, x) in b.iter_mut().enumerate() {
-                *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
-            }
-            ctr = ctr.wrapping_add(8);
-            let mut s = ZERO3();
-            for r in 1..NR {
-                for x in b.iter_mut() {
-                    *x = _mm_aesenc_si128(*x, rk[r]);
+    if len >= 128 {
+        // The whole 8-block batches: Karatsuba products.
+        let mids = Mids::new(hp);
+        let hx = &mids.0;
+        if encrypt {
+            // Pipelined: hash the previous 8 ciphertext blocks during this
+            // AES, read back from the output (L1) rather than kept in
+            // registers (16 xmm registers do not hold 8 states, 8 blocks,
+            // powers and sums).
+            let prev = |off: usize, j: usize| {
+                // SAFETY: 16 * j + 16 <= 128 <= off: inside the bytes of `out`
+                // written by the previous iteration.
+                bswap(unsafe { _mm_loadu_si128(out.add(off - 128 + 16 * j).cast()) })
+            };
+            let mut have_prev = false;
+            while len - off >= 128 {
+                let mut b = [_mm_setzero_si128(); 8];
+                for (j, x) in b.iter_mut().enumerate() {
+                    *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
                 }
-                if have_prev && r <= 8 {
-                    let y = prev(off, r - 1);
-                    let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
-                    mul_acc(&mut s, y, hp[8 - r]);
+                ctr = ctr.wrapping_add(8);
+                let mut s = ZERO3();
+                for r in 1..NR {
+                    for x in b.iter_mut() {
+                        *x = _mm_aesenc_si128(*x, rk[r]);
+                    }
+                    if have_prev && r <= 8 {
+                        let y = prev(off, r - 1);
+                        let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
+                        mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
+                    }
                 }
+                if have_prev {
+                    acc = reduce_karatsuba(s);
+                }
+                for (j, x) in b.iter().enumerate() {
+                    let k = _mm_aesenclast_si128(*x, rk[NR]);
+                    // SAFETY: off + 16 * j + 16 <= len for both buffers.
+                    unsafe {
+                        let c = _mm_xor_si128(_mm_loadu_si128(inp.add(off + 16 * j).cast()), k);
+                        _mm_storeu_si128(out.add(off + 16 * j).cast(), c);
+                    }
+                }
+                have_prev = true;
+                off += 128;
             }
             if have_prev {
-                acc = reduce(s);
-            }
-            for (j, x) in b.iter().enumerate() {
-                let k = _mm_aesenclast_si128(*x, rk[NR]);
-                // SAFETY: off + 16 * j + 16 <= len for both buffers.
-                unsafe {
-                    let c = _mm_xor_si128(_mm_loadu_si128(inp.add(off + 16 * j).cast()), k);
-                    _mm_storeu_si128(out.add(off + 16 * j).cast(), c);
+                let mut s = ZERO3();
+                for i in 0..8 {
+                    let y = prev(off, i);
+                    let y = if i == 0 { _mm_xor_si128(y, acc) } else { y };
+                    mul_acc_karatsuba(&mut s, y, hp[7 - i], hx[7 - i]);
                 }
+                acc = reduce_karatsuba(s);
             }
-            have_prev = true;
-            off += 128;
-        }
-        if have_prev {
-            let mut s = ZERO3();
-            for i in 0..8 {
-                let y = prev(off, i);
-                let y = if i == 0 { _mm_xor_si128(y, acc) } else { y };
-                mul_acc(&mut s, y, hp[7 - i]);
-            }
-            acc = reduce(s);
-        }
-    } else {
-        while len - off >= 128 {
-            let mut b = [_mm_setzero_si128(); 8];
-            let mut c = [_mm_setzero_si128(); 8];
-            for (j, (x, cj)) in b.iter_mut().zip(c.iter_mut()).enumerate() {
-                *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
-                // SAFETY: off + 16 * j + 16 <= len.
-                *cj = unsafe { _mm_loadu_si128(inp.add(off + 16 * j).cast()) };
-            }
-            ctr = ctr.wrapping_add(8);
-            let mut s = ZERO3();
-            for r in 1..NR {
-                for x in b.iter_mut() {
-                    *x = _mm_aesenc_si128(*x, rk[r]);
+        } else {
+            // The input blocks are read where they are used (hashed in round
+            // j + 1, XORed after the last round) rather than held for the
+            // whole iteration: 16 xmm registers do not hold them beside 8
+            // states, powers and sums, and the spills cost more than the
+            // second read from L1.
+            let input = |off: usize, j: usize| {
+                // SAFETY: off + 16 * j + 16 <= off + 128 <= len.
+                unsafe { _mm_loadu_si128(inp.add(off + 16 * j).cast()) }
+            };
+            while len - off >= 128 {
+                let mut b = [_mm_setzero_si128(); 8];
+                for (j, x) in b.iter_mut().enumerate() {
+                    *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
                 }
-                if r <= 8 {
-                    let y = bswap(c[r - 1]);
-                    let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
-                    mul_acc(&mut s, y, hp[8 - r]);
+                ctr = ctr.wrapping_add(8);
+                let mut s = ZERO3();
+                for r in 1..NR {
+                    for x in b.iter_mut() {
+                        *x = _mm_aesenc_si128(*x, rk[r]);
+                    }
+                    if r <= 8 {
+                        let y = bswap(input(off, r - 1));
+                        let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
+                        mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
+                    }
                 }
+                acc = reduce_karatsuba(s);
+                for (j, x) in b.iter().enumerate() {
+                    let k = _mm_aesenclast_si128(*x, rk[NR]);
+                    // SAFETY: off + 16 * j + 16 <= len; block j of the input
+                    // is read before block j of the output is written (in
+                    // place, the same bytes).
+                    unsafe {
+                        _mm_storeu_si128(
+                            out.add(off + 16 * j).cast(),
+                            _mm_xor_si128(input(off, j), k),
+                        )
+                    };
+                }
+                off += 128;
             }
-            acc = reduce(s);
-            for (j, x) in b.iter().enumerate() {
-                let k = _mm_aesenclast_si128(*x, rk[NR]);
-                // SAFETY: off + 16 * j + 16 <= len.
-                unsafe { _mm_storeu_si128(out.add(off + 16 * j).cast(), _mm_xor_si128(c[j], k)) };
-            }
-            off += 128;
         }
     }
 
