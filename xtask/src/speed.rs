@@ -2,7 +2,7 @@
 //!
 //! The measuring is done by the `speed` binary of the `benches` package
 //! (`benches/src/bin/speed.rs`, one module per crate under
-//! `benches/src/speed/`). This command builds it up to four times in release
+//! `benches/src/speed/`). This command builds it up to five times in release
 //! mode, each into a folder of its own under the target directory:
 //!
 //! 1. `speed-peers`, with `RUSTFLAGS='--cfg speed_peers'`: every backend
@@ -27,6 +27,9 @@
 //!    `pmuludq`, so aes-gcm-ct runs the software path at the SSSE3 width
 //!    (what a CPU without AES-NI has) next to ring's vpaes + constant-time
 //!    GHASH in one process.
+//! 4. On x86_64, `speed-ring-novaes`: the same with only VAES and
+//!    VPCLMULQDQ hidden from ring, and no cfgs: aes-gcm-ct's `aesni-clmul`
+//!    path next to ring's AES-NI path (what CPUs without VAES run).
 //!
 //! It then runs the first build, which asks the others for their rows,
 //! prints one table per suite with ratios and writes the tables and the
@@ -121,6 +124,16 @@ pub fn main(args: &[String]) -> Result<(), String> {
             ))?;
         cmd.arg("--ssse3-ring").arg(bin(&scratch.join("target")));
     }
+    if cfg!(target_arch = "x86_64") && runs(&args, "gcm") {
+        let scratch = target.join("speed-ring-novaes");
+        let manifest = patched_workspace(&scratch, "speed-ring-novaes", &RING_NOVAES)?;
+        run(cargo()
+            .args(["build", "--release", "--bin", "speed", "--manifest-path"])
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", scratch.join("target"))
+            .env("RUSTFLAGS", flags("")))?;
+        cmd.arg("--aesni-ring").arg(bin(&scratch.join("target")));
+    }
     if cfg!(target_arch = "x86_64") && runs(&args, "aes") && avx512_vaes() {
         let scratch = target.join("speed-rustcrypto-vaes256");
         let manifest = patched_workspace(&scratch, "speed-rustcrypto-vaes256", &AES_VAES256)?;
@@ -187,6 +200,15 @@ const RING_NOAESNI: Patch = Patch {
     file: "src/cpu/intel.rs",
     lines: &RING_PATCH,
     hides: "AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ",
+};
+
+/// ring without VAES and VPCLMULQDQ (its AES-NI path): the second line of
+/// [`RING_PATCH`] alone.
+const RING_NOVAES: Patch = Patch {
+    krate: "ring",
+    file: "src/cpu/intel.rs",
+    lines: RING_PATCH.split_at(1).1,
+    hides: "VAES and VPCLMULQDQ",
 };
 
 /// RustCrypto `aes` whose AVX-512 VAES check always fails, so it runs its

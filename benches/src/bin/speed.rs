@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-/// The measuring of a scratch build (`--ssse3-build`, `--avx2-build`).
+/// The measuring of a scratch build (`--ssse3-build`, `--avx2-build`,
+/// `--aesni-build`).
 type ScratchRun = fn(&mut Ctx) -> Result<(), String>;
 
 /// Also printed by `cargo xtask speed --help`, which must not build first.
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
     let mut soft_bin = None;
     let mut ssse3_bin = None;
     let mut avx2_bin = None;
+    let mut aesni_bin = None;
     let mut write_dir = None;
     let mut tsv = false;
     let mut args = std::env::args().skip(1);
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
             "--soft-build" => opts.soft_build = true,
             "--ssse3-build" => opts.ssse3_build = true,
             "--avx2-build" => opts.avx2_build = true,
+            "--aesni-build" => opts.aesni_build = true,
             "--tsv" => tsv = true,
             "--ghash-without-clmul" => {
                 // For xtask's soft build: the GHASH backend this CPU would
@@ -55,6 +58,10 @@ fn main() -> ExitCode {
             "--avx2-vaes256" => match args.next() {
                 Some(p) => avx2_bin = Some(p),
                 None => return usage("--avx2-vaes256 needs a path"),
+            },
+            "--aesni-ring" => match args.next() {
+                Some(p) => aesni_bin = Some(p),
+                None => return usage("--aesni-ring needs a path"),
             },
             "--write" => match args.next() {
                 Some(p) => write_dir = Some(std::path::PathBuf::from(p)),
@@ -84,10 +91,13 @@ fn main() -> ExitCode {
         print!("{header}");
     }
     let mut ctx = Ctx::new(opts.clone());
-    if opts.ssse3_build || opts.avx2_build {
+    let scratch = opts.ssse3_build || opts.avx2_build || opts.aesni_build;
+    if scratch {
         // A scratch build measures only its own tables, of a suite asked for.
         let run: Option<ScratchRun> = if opts.ssse3_build {
             with_gcm.then_some(gcm::ssse3_vs_ring)
+        } else if opts.aesni_build {
+            with_gcm.then_some(gcm::aesni_vs_ring)
         } else {
             with_aes.then_some(aes::avx2_vs_vaes256)
         };
@@ -103,7 +113,7 @@ fn main() -> ExitCode {
         }
     }
 
-    if soft_bin.is_none() && !opts.soft_build && !opts.ssse3_build && !opts.avx2_build {
+    if soft_bin.is_none() && !opts.soft_build && !scratch {
         ctx.note(
             "No RustCrypto soft rows and no aes-gcm-ct software path: they come from a second \
              build (cargo xtask speed does it).",
@@ -118,6 +128,9 @@ fn main() -> ExitCode {
     }
     if let Some(bin) = avx2_bin.filter(|_| with_aes) {
         merges.push((bin, "--avx2-build"));
+    }
+    if let Some(bin) = aesni_bin.filter(|_| with_gcm) {
+        merges.push((bin, "--aesni-build"));
     }
     for (bin, flag) in merges {
         let mut c = Command::new(&bin);
@@ -144,9 +157,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    if let Err(e) = gcm::check_ssse3_ring(&ctx) {
-        eprintln!("speed: {e}");
-        return ExitCode::FAILURE;
+    for check in [gcm::check_ssse3_ring, gcm::check_aesni_ring] {
+        if let Err(e) = check(&ctx) {
+            eprintln!("speed: {e}");
+            return ExitCode::FAILURE;
+        }
     }
 
     if tsv {

@@ -32,6 +32,13 @@
 //! constant-time fallback GHASH). That ring is a patched scratch copy, so
 //! both are measured, alternately, in a third build (xtask's
 //! `speed-ring-noaesni`, see [`ssse3_vs_ring`]) and merged.
+//!
+//! The AES-NI-width tables (AES-128 and AES-256) compare what a CPU with
+//! AES-NI and PCLMULQDQ but no VAES runs (Skylake to Cascade Lake, Zen 1
+//! and 2): aes-gcm-ct's `aesni-clmul` path against ring with VAES and
+//! VPCLMULQDQ hidden (its AES-NI path), in a fourth build (xtask's
+//! `speed-ring-novaes`, see [`aesni_vs_ring`]), checked against ring's
+//! own output.
 
 use super::{Buf, Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
@@ -489,22 +496,37 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
         unreachable!("key length matches")
     };
     let rc = Rust(rc);
-    let impls: [&dyn Aead; 3] = [&ours, &ring, &rc];
-    let names = [SSSE3_OURS, SSSE3_RING, SSSE3_RC];
-    let roles = [Role::Ours, Role::Other, Role::Reference];
-    let mut seal = vec![Vec::new(); 3];
-    let mut open = vec![Vec::new(); 3];
-    let mut bufs = vec![Buf::from(&message(SIZES[SIZES.len() - 1])[..]); 3];
+    side_by_side(
+        ctx,
+        (SSSE3_SEAL, SSSE3_OPEN),
+        &[(&ours, SSSE3_OURS, Role::Ours), (&ring, SSSE3_RING, Role::Other), (&rc, SSSE3_RC, Role::Reference)],
+        &rc,
+    )
+}
+
+/// Seal and open tables `titles` for `impls` (each with its row name and
+/// role), every size measured alternately ([`alternate`]), each checked
+/// first against `reference`'s ciphertext and tag.
+fn side_by_side(
+    ctx: &mut Ctx,
+    (seal_t, open_t): (&str, &str),
+    impls: &[(&dyn Aead, &str, Role)],
+    reference: &dyn Aead,
+) -> Result<(), String> {
+    let aeads: Vec<&dyn Aead> = impls.iter().map(|i| i.0).collect();
+    let mut seal = vec![Vec::new(); impls.len()];
+    let mut open = vec![Vec::new(); impls.len()];
+    let mut bufs = vec![Buf::from(&message(SIZES[SIZES.len() - 1])[..]); impls.len()];
     for &n in &SIZES {
         let mut ct = message(n);
-        let tag = rc.seal(&mut ct);
-        for (a, name) in impls.iter().zip(names) {
+        let tag = reference.seal(&mut ct);
+        for &(a, name, _) in impls {
             let mut b = message(n);
             if a.seal(&mut b) != tag || b != ct || !a.open(&mut b, &tag) || b != message(n) {
                 return Err(format!("{name}: wrong result at {n} bytes"));
             }
         }
-        let t = alternate(ctx, &impls, &mut bufs, |a, b| {
+        let t = alternate(ctx, &aeads, &mut bufs, |a, b| {
             keep(a.seal(keep(&mut b[..n])));
         });
         for (i, t) in t.into_iter().enumerate() {
@@ -514,7 +536,7 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
             seal[i].push((n.to_string(), n as f64 / t / 1e6));
         }
         let (ct, tag) = (&ct, &tag);
-        let t = alternate(ctx, &impls, &mut bufs, |a, b| {
+        let t = alternate(ctx, &aeads, &mut bufs, |a, b| {
             b[..n].copy_from_slice(ct);
             keep(a.open(keep(&mut b[..n]), tag));
         });
@@ -522,9 +544,9 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
             open[i].push((n.to_string(), n as f64 / t / 1e6));
         }
     }
-    for i in 0..3 {
-        ctx.row(SSSE3_SEAL, roles[i], names[i], std::mem::take(&mut seal[i]));
-        ctx.row(SSSE3_OPEN, roles[i], names[i], std::mem::take(&mut open[i]));
+    for (i, &(_, name, role)) in impls.iter().enumerate() {
+        ctx.row(seal_t, role, name, std::mem::take(&mut seal[i]));
+        ctx.row(open_t, role, name, std::mem::take(&mut open[i]));
     }
     Ok(())
 }
@@ -547,6 +569,105 @@ fn alternate(
         .map(|f| &mut **f as &mut dyn FnMut())
         .collect();
     ctx.measure_alternating(&mut refs)
+}
+
+/// The AES-NI-width tables' titles for a key size: what CPUs with AES-NI
+/// and PCLMULQDQ but no VAES run (Skylake to Cascade Lake, Zen 1 and 2).
+fn aesni_titles(bits: usize) -> (String, String) {
+    (
+        format!("AES-{bits}-GCM seal, AES-NI width vs ring without VAES"),
+        format!("AES-{bits}-GCM open, AES-NI width vs ring without VAES"),
+    )
+}
+/// Their rows.
+const AESNI_OURS: &str = "aes-gcm-ct aesni-clmul \u{a4}";
+const AESNI_RING: &str = "ring 0.17, VAES + VPCLMULQDQ hidden \u{a4}";
+
+/// Declare the AES-NI-width tables and their ratio lines (in the build that
+/// prints them; the rows come from the `speed-ring-novaes` build).
+fn aesni_tables(ctx: &mut Ctx) {
+    for bits in [128, 256] {
+        let (seal, open) = aesni_titles(bits);
+        ctx.table(&seal, SEAL_CAPTION, SEAL_COLS);
+        ctx.table(&open, OPEN_CAPTION, OPEN_COLS);
+        for t in [&seal, &open] {
+            ctx.ratio(t, AESNI_OURS, AESNI_RING);
+        }
+    }
+}
+
+/// The `--aesni-build` run: aes-gcm-ct's `aesni-clmul` path (forced)
+/// against this build's ring, whose CPU detection has VAES and VPCLMULQDQ
+/// hidden (its AES-NI + AVX path), AES-128 and AES-256, each size measured
+/// alternately. A CPU without AES-NI and PCLMULQDQ gets a note and no rows.
+pub fn aesni_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
+    if !Backend::AesniClmul.is_available() {
+        ctx.note("\u{a4} AES-NI width: not measured, this CPU has no AES-NI and PCLMULQDQ.");
+        return Ok(());
+    }
+    aesni_tables(ctx);
+    ctx.note(&format!(
+        "\u{a4} AES-NI width: aes-gcm-ct path aesni-clmul (forced); ring built by cargo xtask \
+         speed from a scratch copy of its crates.io source whose CPU detection clears VAES and \
+         VPCLMULQDQ: its AES-NI path, as on CPUs without VAES. Medians of {} alternating \
+         rounds.",
+        super::ROUNDS
+    ));
+    aesni_size::<aes_ct::Aes128>(ctx, 128)?;
+    aesni_size::<aes_ct::Aes256>(ctx, 256)
+}
+
+fn aesni_size<A>(ctx: &mut Ctx, bits: usize) -> Result<(), String>
+where
+    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Clone + 'static,
+{
+    let key: Vec<u8> = (0..bits / 8).map(|i| (i * 7 + 1) as u8).collect();
+    let g = key
+        .as_slice()
+        .try_into()
+        .ok()
+        .and_then(|k| AesGcm::<A, U12>::new_with_backend(k, Backend::AesniClmul).ok())
+        .ok_or("--aesni-build: no aesni-clmul key")?;
+    let ours = Rust(g);
+    let ring = Ring(ring_key(bits, &key));
+    let (seal, open) = aesni_titles(bits);
+    side_by_side(
+        ctx,
+        (&seal, &open),
+        &[
+            (&ours, AESNI_OURS, Role::Ours),
+            (&ring, AESNI_RING, Role::Other),
+        ],
+        &ring,
+    )
+}
+
+/// After the merge, on a CPU with VAES: the patched ring must be clearly
+/// slower than this build's (its VAES path) at 16 KiB, else the detection
+/// patch did not take.
+pub fn check_aesni_ring(ctx: &Ctx) -> Result<(), String> {
+    #[cfg(target_arch = "x86_64")]
+    let vaes = std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("vpclmulqdq")
+        && std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let vaes = false;
+    let (seal, _) = titles(128);
+    let (aesni_seal, _) = aesni_titles(128);
+    let (Some(hidden), Some(normal), true) = (
+        ctx.cell(&aesni_seal, AESNI_RING, "16384"),
+        ctx.cell(&seal, RING, "16384"),
+        vaes,
+    ) else {
+        return Ok(());
+    };
+    if hidden > normal * 0.8 {
+        return Err(format!(
+            "ring with VAES hidden seals 16 KiB at {hidden:.0} MB/s, ring with it at \
+             {normal:.0}: the CPU detection patch did not take effect"
+        ));
+    }
+    Ok(())
 }
 
 /// After the merge: the patched ring must be far slower than this build's
@@ -575,5 +696,6 @@ pub fn run(ctx: &mut Ctx) {
     key_setup(ctx);
     if !ctx.opts.soft_build {
         ssse3_tables(ctx);
+        aesni_tables(ctx);
     }
 }
