@@ -370,8 +370,11 @@ backends! {
     VaesAvx2Clmul => crate::x86::vaes_clmul::VaesAvx2Clmul, "vaes-avx2-clmul",
         "VAES + VPCLMULQDQ on AVX2 (x86_64, e.g. Zen 3, Alder Lake): 8 blocks per iteration in 256-bit vectors, stitched as `vaes-clmul`, one reduction per 8; the remainder in one vector pass.";
     #[cfg(all(target_arch = "x86_64", feature = "aes"))]
+    AesniAvxClmul => crate::x86::aesni_clmul::AesniAvxClmul, "aesni-avx-clmul",
+        "AES-NI + PCLMULQDQ with AVX (x86_64 without VAES, e.g. Sandy Bridge to Cascade Lake, Zen 1 and 2): the `aesni-clmul` loops in three-operand (VEX) encoding, which spares their register copies.";
+    #[cfg(all(target_arch = "x86_64", feature = "aes"))]
     AesniClmul => crate::x86::aesni_clmul::AesniClmul, "aesni-clmul",
-        "AES-NI + PCLMULQDQ (x86_64): 8 counter blocks per iteration, their AES rounds stitched with the aggregated GHASH of 8 ciphertext blocks, one reduction per 8.";
+        "AES-NI + PCLMULQDQ (x86_64; the path of CPUs without AVX: Westmere, AES-NI Atoms): 8 counter blocks per iteration, their AES rounds stitched with the aggregated Karatsuba GHASH of 8 ciphertext blocks, one reduction per 8.";
     #[cfg(all(target_arch = "aarch64", target_feature = "neon", feature = "aes"))]
     Armv8Pmull => crate::aarch64::armv8_pmull::Armv8Pmull, "armv8-pmull",
         "ARMv8 AES + 64-bit PMULL (aarch64): 8 counter blocks per iteration, their AES rounds interleaved with the aggregated GHASH multiplies, one reduction per 8.";

@@ -19,7 +19,8 @@
 //! it is in cache; for `aes_ct` ciphers without AES instructions the
 //! `ctr-ghash` path (aes-ct's own CTR loop, then GHASH, in 16 KiB chunks).
 //! `--cfg aes_gcm_ct_backend="generic"` (or `"vaes-clmul"`,
-//! `"vaes-avx2-clmul"`, `"aesni-clmul"`, `"armv8-pmull"`, `"ctr-ghash"`)
+//! `"vaes-avx2-clmul"`, `"aesni-avx-clmul"`, `"aesni-clmul"`, `"armv8-pmull"`,
+//! `"ctr-ghash"`)
 //! forces a path; [`AesGcm::new_with_backend`] asks for one
 //! at run time; [`AesGcm::backend`] tells which one a key uses.
 //! `From<Aes>` of an `aes_ct` cipher takes the path `new` takes for a

@@ -168,19 +168,18 @@ pub fn cases(out: &mut Vec<Case>, skipped: &mut Vec<Uncovered>) {
     secret_nonce_case(out);
 }
 
-/// A 128-bit nonce, itself secret, on the AES-NI + PCLMULQDQ path: J0 =
+/// A 128-bit nonce, itself secret, on AES-NI + PCLMULQDQ path `b`: J0 =
 /// GHASH_H(nonce) and every counter block after it are secret, so a
 /// branch or index on the counter (a carry test, say) is reported. The
 /// lengths put counter carries inside a batch of 8, between batches and in
 /// the blocks after the last batch.
-fn run_secret_nonce() -> Result<(), String> {
+fn run_secret_nonce(b: Backend) -> Result<(), String> {
     for &n in &[0usize, 17, 128, 300, 1029, 2053] {
         let mut rng = Rng(n as u64 * 137 + 16);
         let key = rng.bytes(16);
         let nonce = rng.bytes(16);
         let aad = rng.bytes(n % 29);
         let pt = rng.bytes(n);
-        let b = Backend::AesniClmul;
         let reference = AesGcm::<aes_ct::Aes128, U16>::new_with_backend(
             key.as_slice().try_into().expect("16"),
             b,
@@ -203,42 +202,42 @@ fn run_secret_nonce() -> Result<(), String> {
         valgrind::secret(buf.as_mut_slice());
         let tag = seal(&g, &ns, &aad, &mut buf);
         same(
-            &format!("gcm/aesni-clmul/secret-nonce16 seal ct {n}"),
+            &format!("gcm/{b}/secret-nonce16 seal ct {n}"),
             buf,
             &want_ct,
         )?;
         same(
-            &format!("gcm/aesni-clmul/secret-nonce16 seal tag {n}"),
+            &format!("gcm/{b}/secret-nonce16 seal tag {n}"),
             tag,
             &want_tag,
         )?;
         let mut buf = want_ct.clone();
         let ok = open(&g, &ns, &aad, &mut buf, &want_tag);
         if !valgrind::public_bool(ok) {
-            return Err(format!("secret-nonce16 open {n}: rejected a valid message"));
+            return Err(format!(
+                "{b} secret-nonce16 open {n}: rejected a valid message"
+            ));
         }
         if n > 0 {
-            same(
-                &format!("gcm/aesni-clmul/secret-nonce16 open pt {n}"),
-                buf,
-                &pt,
-            )?;
+            same(&format!("gcm/{b}/secret-nonce16 open pt {n}"), buf, &pt)?;
         }
     }
     Ok(())
 }
 
-/// The case of [`run_secret_nonce`], if valgrind and this CPU run the path
-/// (`cases` reports it uncovered otherwise).
+/// The cases of [`run_secret_nonce`], one per AES-NI path (both
+/// encodings) that valgrind and this CPU run (`cases` reports the others
+/// uncovered).
 fn secret_nonce_case(out: &mut Vec<Case>) {
-    let b = Backend::AesniClmul;
-    if b.is_available() && crate::valgrind_cannot("aes-gcm-ct", b.name()).is_none() {
-        out.push(Case::new(
-            "aes-gcm-ct/aesni-clmul/aes128-gcm-secret-nonce16",
-            "aes-gcm-ct",
-            "aesni-clmul with a secret 128-bit nonce",
-            run_secret_nonce,
-        ));
+    for b in [Backend::AesniAvxClmul, Backend::AesniClmul] {
+        if b.is_available() && crate::valgrind_cannot("aes-gcm-ct", b.name()).is_none() {
+            out.push(Case::new(
+                format!("aes-gcm-ct/{b}/aes128-gcm-secret-nonce16"),
+                "aes-gcm-ct",
+                format!("{b} with a secret 128-bit nonce"),
+                move || run_secret_nonce(b),
+            ));
+        }
     }
 }
 

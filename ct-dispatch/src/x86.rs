@@ -723,6 +723,7 @@ mod tests {
         "ghash-ct pmuludq 256": "avx2", "ssse3";
         "ghash-ct pmuludq 512": "avx512f", "avx512bw", "avx2", "ssse3";
         "aes-gcm-ct aesni-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1";
+        "aes-gcm-ct aesni-avx-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1", "avx";
         "aes-gcm-ct vaes-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1", "avx", "avx2",
             "avx512f", "avx512bw", "vaes", "vpclmulqdq";
         "aes-gcm-ct vaes-avx2-clmul": "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1", "avx",
@@ -761,6 +762,7 @@ mod tests {
             "adiantum-ct avx2",
         ];
         let aesni = ["aes-ct aesni", "ghash-ct pclmul", "aes-gcm-ct aesni-clmul"];
+        let aesni_avx = ["aes-gcm-ct aesni-avx-clmul"];
         let sse = ["aes-ct vpaes/bsaes", "adiantum-ct sse2"];
         let except = |skip: &[&[&str]]| -> std::vec::Vec<&'static str> {
             CHECKS
@@ -791,18 +793,23 @@ mod tests {
             ..zen3
         };
         assert_eq!(passing(&haswell), except(&[&wide, &vaes256]));
-        // Sandy Bridge (AVX, no AVX2), and AVX disabled by the OS: AES-NI
-        // and PCLMULQDQ only.
+        // Sandy Bridge (AVX, no AVX2): AES-NI and PCLMULQDQ, the AES-GCM
+        // loops in AVX encoding.
         let sandy = Cpuid {
             leaf7_ebx: 0,
             ..haswell
         };
         assert_eq!(passing(&sandy), except(&[&wide, &vaes256, &avx2]));
+        // AVX disabled by the OS (no ymm state; Westmere and AES-NI Atoms
+        // have no AVX at all): AES-NI and PCLMULQDQ only, in SSE encoding.
         let no_ymm = Cpuid {
             xcr0: XCR0_X87 | XCR0_SSE,
             ..ICE_LAKE
         };
-        assert_eq!(passing(&no_ymm), except(&[&wide, &vaes256, &avx2]));
+        assert_eq!(
+            passing(&no_ymm),
+            except(&[&wide, &vaes256, &avx2, &aesni_avx])
+        );
         // Core 2: SSSE3 only.
         let core2 = Cpuid {
             max_leaf: 0xa,
@@ -811,7 +818,7 @@ mod tests {
             ..Cpuid::default()
         };
         assert_eq!(passing(&core2), sse);
-        assert_eq!(except(&[&wide, &vaes256, &avx2, &aesni]), sse);
+        assert_eq!(except(&[&wide, &vaes256, &avx2, &aesni_avx, &aesni]), sse);
     }
 
     #[test]

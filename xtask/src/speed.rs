@@ -28,8 +28,9 @@
 //!    (what a CPU without AES-NI has) next to ring's vpaes + constant-time
 //!    GHASH in one process.
 //! 4. On x86_64, `speed-ring-novaes`: the same with only VAES and
-//!    VPCLMULQDQ hidden from ring, and no cfgs: aes-gcm-ct's `aesni-clmul`
-//!    path next to ring's AES-NI path (what CPUs without VAES run).
+//!    VPCLMULQDQ hidden from ring, and no cfgs: aes-gcm-ct's AES-NI path
+//!    (`aesni-avx-clmul`, or `aesni-clmul` without AVX) next to ring's
+//!    AES-NI path (what CPUs without VAES run).
 //!
 //! It then runs the first build, which asks the others for their rows,
 //! prints one table per suite with ratios and writes the tables and the

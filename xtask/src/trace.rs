@@ -88,11 +88,12 @@ pub const CONFIGS: &[Config] = &[
         qemu: "qemu-x86_64",
         cpu: "max",
         mask_crypto: false,
-        about: "AES-NI, PCLMULQDQ, AVX2, 256-bit VAES: aesni, vaes (256-bit), SSSE3 code at AVX2 width, pclmul, aesni-clmul",
+        about: "AES-NI, PCLMULQDQ, AVX2, 256-bit VAES: aesni, vaes (256-bit), SSSE3 code at AVX2 width, pclmul, aesni-avx-clmul, aesni-clmul",
         must: &[
             "aes-ct:aesni",
             "aes-ct:hybrid",
             "ghash-ct:pclmul",
+            "aes-gcm-ct:aesni-avx-clmul",
             "aes-gcm-ct:aesni-clmul",
         ],
         must_not: &["ghash-ct:vpclmul512", "aes-gcm-ct:vaes-clmul"],

@@ -1,4 +1,8 @@
-//! AES-GCM with AES-NI and PCLMULQDQ, CTR and GHASH stitched (x86_64).
+//! AES-GCM with AES-NI and PCLMULQDQ, CTR and GHASH stitched (x86_64):
+//! two paths from one source, `aesni-avx-clmul` (compiled with AVX, so in
+//! three-operand VEX encoding: no register copies before the destructive
+//! two-operand SSE forms) and `aesni-clmul` (SSE encoding, for CPUs without
+//! AVX).
 //!
 //! Technique: S. Gueron and M. Kounavis, "Intel Carry-Less Multiplication
 //! Instruction and its Usage for Computing the GCM Mode" (Intel white
@@ -39,6 +43,15 @@ use crate::{Block, Msg};
 use core::arch::x86_64::*;
 
 ct_dispatch::x86_detect!(cpu_clmul, "aes", "pclmulqdq", "sse2", "ssse3", "sse4.1");
+ct_dispatch::x86_detect!(
+    cpu_clmul_avx,
+    "aes",
+    "pclmulqdq",
+    "sse2",
+    "ssse3",
+    "sse4.1",
+    "avx"
+);
 
 /// Round keys and H^1..H^8 (POLYVAL form). Wiped with its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<8>;
@@ -50,6 +63,18 @@ fused_engine!(
     encrypt_zero,
     powers,
     crypt_impl,
+    ghash_by_h1,
+    0
+);
+
+fused_engine!(
+    /// The same loops in VEX encoding (CPU check: those and AVX, with the
+    /// OS saving its state); key setup is shared.
+    AesniAvxClmul,
+    cpu_clmul_avx::get(),
+    encrypt_zero,
+    powers,
+    crypt_avx,
     ghash_by_h1,
     0
 );
@@ -239,148 +264,159 @@ const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {
     }
 };
 
-#[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1")]
-fn crypt_impl<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
-    let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
-    // SAFETY: this function has `Ops for __m128i`'s features.
-    let mut k = unsafe { LoopKey::<__m128i>::zero() };
-    k.fill::<NR>(&key.rk, &key.h, ld);
-    let (rk, hp) = (&k.rk, &k.hp);
-    let aes1 = |x: __m128i| -> __m128i {
-        let mut x = _mm_xor_si128(x, rk[0]);
-        for k in &rk[1..NR] {
-            x = _mm_aesenc_si128(x, *k);
-        }
-        _mm_aesenclast_si128(x, rk[NR])
-    };
-    let ghash1 =
-        |acc: __m128i, x: __m128i| -> __m128i { reduce(mul(_mm_xor_si128(acc, x), hp[0])) };
-
-    let j0v = ld(&j0.0);
-    let mask = aes1(j0v);
-
-    // AAD: 8 blocks per reduction against H^8..H^1.
-    let group = |acc, g: &[u8; 128]| {
-        let mut s = ZERO3();
-        for (i, b) in g.as_chunks::<16>().0.iter().enumerate() {
-            let x = bswap(ld(b));
-            let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
-            mul_acc(&mut s, x, hp[7 - i]);
-        }
-        reduce(s)
-    };
-    let one = |acc, b: &[u8; 16]| ghash1(acc, bswap(ld(b)));
-    let mut acc = super::tail::ghash_input(_mm_setzero_si128(), aad, group, one);
-
-    let len = buf.len();
-    let (inp, out) = buf.into_raw();
-    let mut ctr = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-    let cblock = |c: u32| _mm_insert_epi32(j0v, c.swap_bytes() as i32, 3);
-    let mut off = 0usize;
-
-    if len >= 128 {
-        // The whole 8-block batches: Karatsuba products.
-        let mids = Mids::new(hp);
-        let hx = &mids.0;
-        if encrypt {
-            // Pipelined: hash the previous 8 ciphertext blocks during this
-            // AES, read back from the output (L1) rather than kept in
-            // registers (16 xmm registers do not hold 8 states, 8 blocks,
-            // powers and sums).
-            let prev = |off: usize, j: usize| {
-                // SAFETY: 16 * j + 16 <= 128 <= off: inside the bytes of `out`
-                // written by the previous iteration.
-                bswap(unsafe { _mm_loadu_si128(out.add(off - 128 + 16 * j).cast()) })
+/// The message through one of the loops' two encodings: `$name` with the
+/// target features `$features` (the same source compiled twice, so the
+/// AVX form gets three-operand instructions throughout).
+macro_rules! crypt_fn {
+    ($name:ident, $features:literal) => {
+        #[target_feature(enable = $features)]
+        fn $name<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
+            let (j0, aad, buf, encrypt) = (msg.j0, msg.aad, msg.buf, msg.encrypt);
+            // SAFETY: this function has `Ops for __m128i`'s features.
+            let mut k = unsafe { LoopKey::<__m128i>::zero() };
+            k.fill::<NR>(&key.rk, &key.h, ld);
+            let (rk, hp) = (&k.rk, &k.hp);
+            let aes1 = |x: __m128i| -> __m128i {
+                let mut x = _mm_xor_si128(x, rk[0]);
+                for k in &rk[1..NR] {
+                    x = _mm_aesenc_si128(x, *k);
+                }
+                _mm_aesenclast_si128(x, rk[NR])
             };
-            let mut have_prev = false;
-            while len - off >= 128 {
-                let mut b = [_mm_setzero_si128(); 8];
-                for (j, x) in b.iter_mut().enumerate() {
-                    *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
-                }
-                ctr = ctr.wrapping_add(8);
+            let ghash1 =
+                |acc: __m128i, x: __m128i| -> __m128i { reduce(mul(_mm_xor_si128(acc, x), hp[0])) };
+
+            let j0v = ld(&j0.0);
+            let mask = aes1(j0v);
+
+            // AAD: 8 blocks per reduction against H^8..H^1.
+            let group = |acc, g: &[u8; 128]| {
                 let mut s = ZERO3();
-                for r in 1..NR {
-                    for x in b.iter_mut() {
-                        *x = _mm_aesenc_si128(*x, rk[r]);
-                    }
-                    if have_prev && r <= 8 {
-                        let y = prev(off, r - 1);
-                        let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
-                        mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
-                    }
+                for (i, b) in g.as_chunks::<16>().0.iter().enumerate() {
+                    let x = bswap(ld(b));
+                    let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
+                    mul_acc(&mut s, x, hp[7 - i]);
                 }
-                if have_prev {
-                    acc = reduce_karatsuba(s);
-                }
-                for (j, x) in b.iter().enumerate() {
-                    let k = _mm_aesenclast_si128(*x, rk[NR]);
-                    // SAFETY: off + 16 * j + 16 <= len for both buffers.
-                    unsafe {
-                        let c = _mm_xor_si128(_mm_loadu_si128(inp.add(off + 16 * j).cast()), k);
-                        _mm_storeu_si128(out.add(off + 16 * j).cast(), c);
-                    }
-                }
-                have_prev = true;
-                off += 128;
-            }
-            if have_prev {
-                let mut s = ZERO3();
-                for i in 0..8 {
-                    let y = prev(off, i);
-                    let y = if i == 0 { _mm_xor_si128(y, acc) } else { y };
-                    mul_acc_karatsuba(&mut s, y, hp[7 - i], hx[7 - i]);
-                }
-                acc = reduce_karatsuba(s);
-            }
-        } else {
-            // The input blocks are read where they are used (hashed in round
-            // j + 1, XORed after the last round) rather than held for the
-            // whole iteration: 16 xmm registers do not hold them beside 8
-            // states, powers and sums, and the spills cost more than the
-            // second read from L1.
-            let input = |off: usize, j: usize| {
-                // SAFETY: off + 16 * j + 16 <= off + 128 <= len.
-                unsafe { _mm_loadu_si128(inp.add(off + 16 * j).cast()) }
+                reduce(s)
             };
-            while len - off >= 128 {
-                let mut b = [_mm_setzero_si128(); 8];
-                for (j, x) in b.iter_mut().enumerate() {
-                    *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
-                }
-                ctr = ctr.wrapping_add(8);
-                let mut s = ZERO3();
-                for r in 1..NR {
-                    for x in b.iter_mut() {
-                        *x = _mm_aesenc_si128(*x, rk[r]);
-                    }
-                    if r <= 8 {
-                        let y = bswap(input(off, r - 1));
-                        let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
-                        mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
-                    }
-                }
-                acc = reduce_karatsuba(s);
-                for (j, x) in b.iter().enumerate() {
-                    let k = _mm_aesenclast_si128(*x, rk[NR]);
-                    // SAFETY: off + 16 * j + 16 <= len; block j of the input
-                    // is read before block j of the output is written (in
-                    // place, the same bytes).
-                    unsafe {
-                        _mm_storeu_si128(
-                            out.add(off + 16 * j).cast(),
-                            _mm_xor_si128(input(off, j), k),
-                        )
+            let one = |acc, b: &[u8; 16]| ghash1(acc, bswap(ld(b)));
+            let mut acc = super::tail::ghash_input(_mm_setzero_si128(), aad, group, one);
+
+            let len = buf.len();
+            let (inp, out) = buf.into_raw();
+            let mut ctr = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+            let cblock = |c: u32| _mm_insert_epi32(j0v, c.swap_bytes() as i32, 3);
+            let mut off = 0usize;
+
+            if len >= 128 {
+                // The whole 8-block batches: Karatsuba products.
+                let mids = Mids::new(hp);
+                let hx = &mids.0;
+                if encrypt {
+                    // Pipelined: hash the previous 8 ciphertext blocks during this
+                    // AES, read back from the output (L1) rather than kept in
+                    // registers (16 xmm registers do not hold 8 states, 8 blocks,
+                    // powers and sums).
+                    let prev = |off: usize, j: usize| {
+                        // SAFETY: 16 * j + 16 <= 128 <= off: inside the bytes of `out`
+                        // written by the previous iteration.
+                        bswap(unsafe { _mm_loadu_si128(out.add(off - 128 + 16 * j).cast()) })
                     };
+                    let mut have_prev = false;
+                    while len - off >= 128 {
+                        let mut b = [_mm_setzero_si128(); 8];
+                        for (j, x) in b.iter_mut().enumerate() {
+                            *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
+                        }
+                        ctr = ctr.wrapping_add(8);
+                        let mut s = ZERO3();
+                        for r in 1..NR {
+                            for x in b.iter_mut() {
+                                *x = _mm_aesenc_si128(*x, rk[r]);
+                            }
+                            if have_prev && r <= 8 {
+                                let y = prev(off, r - 1);
+                                let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
+                                mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
+                            }
+                        }
+                        if have_prev {
+                            acc = reduce_karatsuba(s);
+                        }
+                        for (j, x) in b.iter().enumerate() {
+                            let k = _mm_aesenclast_si128(*x, rk[NR]);
+                            // SAFETY: off + 16 * j + 16 <= len for both buffers.
+                            unsafe {
+                                let c =
+                                    _mm_xor_si128(_mm_loadu_si128(inp.add(off + 16 * j).cast()), k);
+                                _mm_storeu_si128(out.add(off + 16 * j).cast(), c);
+                            }
+                        }
+                        have_prev = true;
+                        off += 128;
+                    }
+                    if have_prev {
+                        let mut s = ZERO3();
+                        for i in 0..8 {
+                            let y = prev(off, i);
+                            let y = if i == 0 { _mm_xor_si128(y, acc) } else { y };
+                            mul_acc_karatsuba(&mut s, y, hp[7 - i], hx[7 - i]);
+                        }
+                        acc = reduce_karatsuba(s);
+                    }
+                } else {
+                    // The input blocks are read where they are used (hashed in round
+                    // j + 1, XORed after the last round) rather than held for the
+                    // whole iteration: 16 xmm registers do not hold them beside 8
+                    // states, powers and sums, and the spills cost more than the
+                    // second read from L1.
+                    let input = |off: usize, j: usize| {
+                        // SAFETY: off + 16 * j + 16 <= off + 128 <= len.
+                        unsafe { _mm_loadu_si128(inp.add(off + 16 * j).cast()) }
+                    };
+                    while len - off >= 128 {
+                        let mut b = [_mm_setzero_si128(); 8];
+                        for (j, x) in b.iter_mut().enumerate() {
+                            *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
+                        }
+                        ctr = ctr.wrapping_add(8);
+                        let mut s = ZERO3();
+                        for r in 1..NR {
+                            for x in b.iter_mut() {
+                                *x = _mm_aesenc_si128(*x, rk[r]);
+                            }
+                            if r <= 8 {
+                                let y = bswap(input(off, r - 1));
+                                let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
+                                mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
+                            }
+                        }
+                        acc = reduce_karatsuba(s);
+                        for (j, x) in b.iter().enumerate() {
+                            let k = _mm_aesenclast_si128(*x, rk[NR]);
+                            // SAFETY: off + 16 * j + 16 <= len; block j of the input
+                            // is read before block j of the output is written (in
+                            // place, the same bytes).
+                            unsafe {
+                                _mm_storeu_si128(
+                                    out.add(off + 16 * j).cast(),
+                                    _mm_xor_si128(input(off, j), k),
+                                )
+                            };
+                        }
+                        off += 128;
+                    }
                 }
-                off += 128;
             }
-        }
-    }
 
-    // The rest (whole blocks, partial block, lengths, tag) is shared; `k`
-    // wipes itself.
-    let rest = Rest(inp, out, off, len, aad.len(), encrypt);
-    // SAFETY: `inp`/`out` hold `len` bytes, off <= len; the features.
-    unsafe { finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c))) }
+            // The rest (whole blocks, partial block, lengths, tag) is shared; `k`
+            // wipes itself.
+            let rest = Rest(inp, out, off, len, aad.len(), encrypt);
+            // SAFETY: `inp`/`out` hold `len` bytes, off <= len; the features.
+            unsafe { finish_with(rest, acc, mask, ctr, hp[0], |c| aes1(cblock(c))) }
+        }
+    };
 }
+
+crypt_fn!(crypt_impl, "aes,pclmulqdq,sse2,ssse3,sse4.1");
+crypt_fn!(crypt_avx, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx");

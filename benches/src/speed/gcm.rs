@@ -35,7 +35,8 @@
 //!
 //! The AES-NI-width tables (AES-128 and AES-256) compare what a CPU with
 //! AES-NI and PCLMULQDQ but no VAES runs (Skylake to Cascade Lake, Zen 1
-//! and 2): aes-gcm-ct's `aesni-clmul` path against ring with VAES and
+//! and 2): aes-gcm-ct's AES-NI path (`aesni-avx-clmul` where the CPU has
+//! AVX, else `aesni-clmul`) against ring with VAES and
 //! VPCLMULQDQ hidden (its AES-NI path), in a fourth build (xtask's
 //! `speed-ring-novaes`, see [`aesni_vs_ring`]), checked against ring's
 //! own output.
@@ -579,45 +580,60 @@ fn aesni_titles(bits: usize) -> (String, String) {
         format!("AES-{bits}-GCM open, AES-NI width vs ring without VAES"),
     )
 }
-/// Their rows.
-const AESNI_OURS: &str = "aes-gcm-ct aesni-clmul \u{a4}";
+/// ring's row.
 const AESNI_RING: &str = "ring 0.17, VAES + VPCLMULQDQ hidden \u{a4}";
+
+/// The AES-NI path automatic selection takes on a CPU like this one
+/// without VAES (the AVX encoding where the CPU has AVX), if it runs one.
+fn aesni_path() -> Option<Backend> {
+    [Backend::AesniAvxClmul, Backend::AesniClmul]
+        .into_iter()
+        .find(|b| b.is_available())
+}
+
+/// Our row: that path's.
+fn aesni_ours(b: Backend) -> String {
+    format!("aes-gcm-ct {} \u{a4}", b.name())
+}
 
 /// Declare the AES-NI-width tables and their ratio lines (in the build that
 /// prints them; the rows come from the `speed-ring-novaes` build).
 fn aesni_tables(ctx: &mut Ctx) {
+    let Some(b) = aesni_path() else { return };
     for bits in [128, 256] {
         let (seal, open) = aesni_titles(bits);
         ctx.table(&seal, SEAL_CAPTION, SEAL_COLS);
         ctx.table(&open, OPEN_CAPTION, OPEN_COLS);
         for t in [&seal, &open] {
-            ctx.ratio(t, AESNI_OURS, AESNI_RING);
+            ctx.ratio(t, &aesni_ours(b), AESNI_RING);
         }
     }
 }
 
-/// The `--aesni-build` run: aes-gcm-ct's `aesni-clmul` path (forced)
-/// against this build's ring, whose CPU detection has VAES and VPCLMULQDQ
-/// hidden (its AES-NI + AVX path), AES-128 and AES-256, each size measured
-/// alternately. A CPU without AES-NI and PCLMULQDQ gets a note and no rows.
+/// The `--aesni-build` run: aes-gcm-ct's AES-NI path ([`aesni_path`],
+/// forced) against this build's ring, whose CPU detection has VAES and
+/// VPCLMULQDQ hidden (its AES-NI + AVX path), AES-128 and AES-256, each
+/// size measured alternately. A CPU without AES-NI and PCLMULQDQ gets a
+/// note and no rows.
 pub fn aesni_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
-    if !Backend::AesniClmul.is_available() {
+    let Some(b) = aesni_path() else {
         ctx.note("\u{a4} AES-NI width: not measured, this CPU has no AES-NI and PCLMULQDQ.");
         return Ok(());
-    }
+    };
     aesni_tables(ctx);
     ctx.note(&format!(
-        "\u{a4} AES-NI width: aes-gcm-ct path aesni-clmul (forced); ring built by cargo xtask \
-         speed from a scratch copy of its crates.io source whose CPU detection clears VAES and \
+        "\u{a4} AES-NI width: aes-gcm-ct path {} (forced); ring built by cargo xtask speed \
+         from a scratch copy of its crates.io source whose CPU detection clears VAES and \
          VPCLMULQDQ: its AES-NI path, as on CPUs without VAES. Medians of {} alternating \
          rounds.",
+        b.name(),
         super::ROUNDS
     ));
-    aesni_size::<aes_ct::Aes128>(ctx, 128)?;
-    aesni_size::<aes_ct::Aes256>(ctx, 256)
+    aesni_size::<aes_ct::Aes128>(ctx, b, 128)?;
+    aesni_size::<aes_ct::Aes256>(ctx, b, 256)
 }
 
-fn aesni_size<A>(ctx: &mut Ctx, bits: usize) -> Result<(), String>
+fn aesni_size<A>(ctx: &mut Ctx, b: Backend, bits: usize) -> Result<(), String>
 where
     A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Clone + 'static,
 {
@@ -626,18 +642,16 @@ where
         .as_slice()
         .try_into()
         .ok()
-        .and_then(|k| AesGcm::<A, U12>::new_with_backend(k, Backend::AesniClmul).ok())
-        .ok_or("--aesni-build: no aesni-clmul key")?;
+        .and_then(|k| AesGcm::<A, U12>::new_with_backend(k, b).ok())
+        .ok_or_else(|| format!("--aesni-build: no {b} key"))?;
     let ours = Rust(g);
     let ring = Ring(ring_key(bits, &key));
     let (seal, open) = aesni_titles(bits);
+    let name = aesni_ours(b);
     side_by_side(
         ctx,
         (&seal, &open),
-        &[
-            (&ours, AESNI_OURS, Role::Ours),
-            (&ring, AESNI_RING, Role::Other),
-        ],
+        &[(&ours, &name, Role::Ours), (&ring, AESNI_RING, Role::Other)],
         &ring,
     )
 }
