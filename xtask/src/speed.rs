@@ -110,40 +110,45 @@ pub fn main(args: &[String]) -> Result<(), String> {
 
     let mut cmd = Command::new(bin(&peers_dir));
     cmd.arg("--rustcrypto-soft").arg(bin(&soft_dir));
-    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) && runs(&args, "gcm") {
-        let scratch = target.join("speed-ring-noaesni");
-        let manifest = patched_workspace(&scratch, "speed-ring-noaesni", &RING_NOAESNI)?;
+    // The scratch builds against a patched peer: (wanted here, folder and
+    // package name, patch, RUSTFLAGS, the option that hands the binary to
+    // the first build).
+    let ssse3_flags = format!(r#"{SOFT_CFGS} --cfg ghash_ct_backend="{SSSE3_GHASH}""#);
+    let scratch_builds = [
+        (
+            cfg!(any(target_arch = "x86", target_arch = "x86_64")) && runs(&args, "gcm"),
+            "speed-ring-noaesni",
+            &RING_NOAESNI,
+            ssse3_flags.as_str(),
+            "--ssse3-ring",
+        ),
+        (
+            cfg!(target_arch = "x86_64") && runs(&args, "gcm"),
+            "speed-ring-novaes",
+            &RING_NOVAES,
+            "",
+            "--aesni-ring",
+        ),
+        (
+            cfg!(target_arch = "x86_64") && runs(&args, "aes") && avx512_vaes(),
+            "speed-rustcrypto-vaes256",
+            &AES_VAES256,
+            "--cfg speed_rustcrypto_vaes256",
+            "--avx2-vaes256",
+        ),
+    ];
+    for (wanted, name, patch, rustflags, option) in scratch_builds {
+        if !wanted {
+            continue;
+        }
+        let scratch = target.join(name);
+        let manifest = patched_workspace(&scratch, name, patch)?;
         run(cargo()
             .args(["build", "--release", "--bin", "speed", "--manifest-path"])
             .arg(&manifest)
             .env("CARGO_TARGET_DIR", scratch.join("target"))
-            .env(
-                "RUSTFLAGS",
-                flags(&format!(
-                    r#"{SOFT_CFGS} --cfg ghash_ct_backend="{SSSE3_GHASH}""#
-                )),
-            ))?;
-        cmd.arg("--ssse3-ring").arg(bin(&scratch.join("target")));
-    }
-    if cfg!(target_arch = "x86_64") && runs(&args, "gcm") {
-        let scratch = target.join("speed-ring-novaes");
-        let manifest = patched_workspace(&scratch, "speed-ring-novaes", &RING_NOVAES)?;
-        run(cargo()
-            .args(["build", "--release", "--bin", "speed", "--manifest-path"])
-            .arg(&manifest)
-            .env("CARGO_TARGET_DIR", scratch.join("target"))
-            .env("RUSTFLAGS", flags("")))?;
-        cmd.arg("--aesni-ring").arg(bin(&scratch.join("target")));
-    }
-    if cfg!(target_arch = "x86_64") && runs(&args, "aes") && avx512_vaes() {
-        let scratch = target.join("speed-rustcrypto-vaes256");
-        let manifest = patched_workspace(&scratch, "speed-rustcrypto-vaes256", &AES_VAES256)?;
-        run(cargo()
-            .args(["build", "--release", "--bin", "speed", "--manifest-path"])
-            .arg(&manifest)
-            .env("CARGO_TARGET_DIR", scratch.join("target"))
-            .env("RUSTFLAGS", flags("--cfg speed_rustcrypto_vaes256")))?;
-        cmd.arg("--avx2-vaes256").arg(bin(&scratch.join("target")));
+            .env("RUSTFLAGS", flags(rustflags)))?;
+        cmd.arg(option).arg(bin(&scratch.join("target")));
     }
     cmd.arg("--write").arg(target.join("speed")).args(args);
     run(&mut cmd)?;
