@@ -264,6 +264,81 @@ const ZERO3: fn() -> (__m128i, __m128i, __m128i) = || {
     }
 };
 
+/// The whole 8-block batches from the buffer's start (`$off` 0), with
+/// Karatsuba products, for one direction (`$encrypt` a literal, so each
+/// expansion is a loop of its own, in its caller's frame: a function would
+/// keep copies of the round keys and powers in a frame of its own, which no
+/// wipe reaches): encryption hashes the previous batch's ciphertext
+/// (software pipelining), read back from the output (L1), then the last
+/// batch's after the loop; decryption hashes this batch's input. The hashed
+/// blocks are read where they are used, in the round that multiplies them
+/// (16 xmm registers hold the 8 AES states, not 8 more blocks), and the
+/// input again for the last XOR. Leaves the bytes done in `$off`, the next
+/// counter in `$ctr` and the running hash in `$acc`. Expands only inside
+/// `crypt_fn!`'s functions (their target features); `$inp` is readable and
+/// `$out` writable for `$len` >= 128 bytes (they may be equal).
+macro_rules! batches {
+    ($encrypt:literal, $k:ident, $mids:ident, $cblock:ident, ($inp:ident, $out:ident, $len:ident),
+     $off:ident, $ctr:ident, $acc:ident) => {{
+        let (rk, hp, hx) = (&$k.rk, &$k.hp, &$mids.0);
+        // Where the blocks hashed during the batch at `off` are: the
+        // output 128 bytes back, or the input at `off`.
+        let (hashed, back) = if $encrypt {
+            ($out.cast_const(), 128)
+        } else {
+            ($inp, 0)
+        };
+        let block = |p: *const u8, at: usize, j: usize| {
+            // SAFETY: 16 * j + 16 <= 128, and `at` starts 128 bytes
+            // of the input (a batch) or of the output (the batch
+            // just written), within the `len` bytes of both.
+            unsafe { _mm_loadu_si128(p.add(at + 16 * j).cast()) }
+        };
+        // Encryption's first batch has nothing to hash yet.
+        let mut hashing = !$encrypt;
+        while $len - $off >= 128 {
+            let mut b = [_mm_setzero_si128(); 8];
+            for (j, x) in b.iter_mut().enumerate() {
+                *x = _mm_xor_si128($cblock($ctr.wrapping_add(j as u32)), rk[0]);
+            }
+            $ctr = $ctr.wrapping_add(8);
+            let mut s = ZERO3();
+            for r in 1..NR {
+                for x in b.iter_mut() {
+                    *x = _mm_aesenc_si128(*x, rk[r]);
+                }
+                if hashing && r <= 8 {
+                    let y = bswap(block(hashed, $off - back, r - 1));
+                    let y = if r == 1 { _mm_xor_si128(y, $acc) } else { y };
+                    mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
+                }
+            }
+            if hashing {
+                $acc = reduce_karatsuba(s);
+            }
+            for (j, x) in b.iter().enumerate() {
+                let k = _mm_aesenclast_si128(*x, rk[NR]);
+                let c = _mm_xor_si128(block($inp, $off, j), k);
+                // SAFETY: off + 16 * j + 16 <= len; block j of the input
+                // was read just before (in place, the same bytes).
+                unsafe { _mm_storeu_si128($out.add($off + 16 * j).cast(), c) };
+            }
+            hashing = true;
+            $off += 128;
+        }
+        if $encrypt {
+            // The last batch's ciphertext.
+            let mut s = ZERO3();
+            for i in 0..8 {
+                let y = bswap(block(hashed, $off - back, i));
+                let y = if i == 0 { _mm_xor_si128(y, $acc) } else { y };
+                mul_acc_karatsuba(&mut s, y, hp[7 - i], hx[7 - i]);
+            }
+            $acc = reduce_karatsuba(s);
+        }
+    }};
+}
+
 /// The message through one of the loops' two encodings: `$name` with the
 /// target features `$features` (the same source compiled twice, so the
 /// AVX form gets three-operand instructions throughout).
@@ -310,100 +385,11 @@ macro_rules! crypt_fn {
 
             if len >= 128 {
                 let mids = Mids::new(hp);
-                // SAFETY: `inp` / `out` hold `len` >= 128 bytes (the
-                // message's buffer); the features are this function's.
-                (off, ctr, acc) = unsafe {
-                    if encrypt {
-                        batches::<NR, true>(&k, &mids, j0v, (inp, out, len), ctr, acc)
-                    } else {
-                        batches::<NR, false>(&k, &mids, j0v, (inp, out, len), ctr, acc)
-                    }
-                };
-            }
-
-            /// The whole 8-block batches from the buffer's start, with
-            /// Karatsuba products, for one direction (a constant, so each
-            /// loop is compiled for its own): encryption hashes the
-            /// previous batch's ciphertext (software pipelining), read back
-            /// from the output (L1), then the last batch's after the loop;
-            /// decryption hashes this batch's input. The hashed blocks are
-            /// read where they are used, in the round that multiplies them
-            /// (16 xmm registers hold the 8 AES states, not 8 more blocks),
-            /// and the input again for the last XOR. Returns the bytes
-            /// done, the next counter and the running hash.
-            ///
-            /// # Safety
-            /// `inp` readable and `out` writable for `len` >= 128 bytes
-            /// (they may be equal); the CPU has the features.
-            #[target_feature(enable = $features)]
-            unsafe fn batches<const NR: usize, const ENCRYPT: bool>(
-                k: &LoopKey<__m128i>,
-                mids: &Mids,
-                j0v: __m128i,
-                (inp, out, len): (*const u8, *mut u8, usize),
-                mut ctr: u32,
-                mut acc: __m128i,
-            ) -> (usize, u32, __m128i) {
-                let (rk, hp, hx) = (&k.rk, &k.hp, &mids.0);
-                let cblock = |c: u32| _mm_insert_epi32(j0v, c.swap_bytes() as i32, 3);
-                // Where the blocks hashed during the batch at `off` are: the
-                // output 128 bytes back, or the input at `off`.
-                let (hashed, back) = if ENCRYPT {
-                    (out.cast_const(), 128)
+                if encrypt {
+                    batches!(true, k, mids, cblock, (inp, out, len), off, ctr, acc);
                 } else {
-                    (inp, 0)
-                };
-                let block = |p: *const u8, at: usize, j: usize| {
-                    // SAFETY: 16 * j + 16 <= 128, and `at` starts 128 bytes
-                    // of the input (a batch) or of the output (the batch
-                    // just written), within the `len` bytes of both.
-                    unsafe { _mm_loadu_si128(p.add(at + 16 * j).cast()) }
-                };
-                let mut off = 0;
-                // Encryption's first batch has nothing to hash yet.
-                let mut hashing = !ENCRYPT;
-                while len - off >= 128 {
-                    let mut b = [_mm_setzero_si128(); 8];
-                    for (j, x) in b.iter_mut().enumerate() {
-                        *x = _mm_xor_si128(cblock(ctr.wrapping_add(j as u32)), rk[0]);
-                    }
-                    ctr = ctr.wrapping_add(8);
-                    let mut s = ZERO3();
-                    for r in 1..NR {
-                        for x in b.iter_mut() {
-                            *x = _mm_aesenc_si128(*x, rk[r]);
-                        }
-                        if hashing && r <= 8 {
-                            let y = bswap(block(hashed, off - back, r - 1));
-                            let y = if r == 1 { _mm_xor_si128(y, acc) } else { y };
-                            mul_acc_karatsuba(&mut s, y, hp[8 - r], hx[8 - r]);
-                        }
-                    }
-                    if hashing {
-                        acc = reduce_karatsuba(s);
-                    }
-                    for (j, x) in b.iter().enumerate() {
-                        let k = _mm_aesenclast_si128(*x, rk[NR]);
-                        let c = _mm_xor_si128(block(inp, off, j), k);
-                        // SAFETY: off + 16 * j + 16 <= len; block j of the
-                        // input was read just before (in place, the same
-                        // bytes).
-                        unsafe { _mm_storeu_si128(out.add(off + 16 * j).cast(), c) };
-                    }
-                    hashing = true;
-                    off += 128;
+                    batches!(false, k, mids, cblock, (inp, out, len), off, ctr, acc);
                 }
-                if ENCRYPT {
-                    // The last batch's ciphertext.
-                    let mut s = ZERO3();
-                    for i in 0..8 {
-                        let y = bswap(block(hashed, off - back, i));
-                        let y = if i == 0 { _mm_xor_si128(y, acc) } else { y };
-                        mul_acc_karatsuba(&mut s, y, hp[7 - i], hx[7 - i]);
-                    }
-                    acc = reduce_karatsuba(s);
-                }
-                (off, ctr, acc)
             }
 
             // The rest (whole blocks, partial block, lengths, tag) is shared; `k`
