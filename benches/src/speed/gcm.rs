@@ -610,10 +610,11 @@ fn aesni_tables(ctx: &mut Ctx) {
     }
 }
 
-/// The `--aesni-build` run: aes-gcm-ct's AES-NI path ([`aesni_path`],
-/// forced) against this build's ring, whose CPU detection has VAES and
-/// VPCLMULQDQ hidden (its AES-NI + AVX path), AES-128 and AES-256, each
-/// size measured alternately. A CPU without AES-NI and PCLMULQDQ gets a
+/// The `--aesni-build` run: aes-gcm-ct's AES-NI path (forced:
+/// `aesni-avx-clmul` where the CPU has AVX, else `aesni-clmul`) against
+/// this build's ring, whose CPU detection has VAES and VPCLMULQDQ hidden
+/// (its AES-NI + AVX path), AES-128 and AES-256, each size measured
+/// alternately. A CPU without AES-NI and PCLMULQDQ gets a
 /// note and no rows.
 pub fn aesni_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
     let Some(b) = aesni_path() else {
