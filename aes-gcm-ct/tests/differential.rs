@@ -213,7 +213,11 @@ fn rustcrypto_aes_plugs_in() {
 fn batch_edges_every_fused_path() {
     let mut rng = Rng(0x5eed);
     let mut lens = Vec::new();
-    for base in (128..=2048).step_by(128).chain([1350, 4096]) {
+    // 4096 and up: the edges of the 512-bit path's pairs of batches.
+    for base in (128..=2048)
+        .step_by(128)
+        .chain([1350, 4096, 4608, 5120, 8192])
+    {
         for d in 0..=34 {
             lens.push(base + d - 17);
         }

@@ -2,6 +2,8 @@
 #[cfg(feature = "aes")]
 pub(crate) mod aesni_clmul;
 #[cfg(feature = "aes")]
+mod vaes512_loop;
+#[cfg(feature = "aes")]
 mod vaes_avx2_loop;
 #[cfg(feature = "aes")]
 pub(crate) mod vaes_clmul;

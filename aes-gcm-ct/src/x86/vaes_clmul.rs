@@ -92,8 +92,21 @@ ct_dispatch::x86_detect!(
 
 /// Blocks per main-loop batch (and per reduction), both widths.
 const BATCH: usize = 16;
-/// Most vectors per batch (256-bit: 8).
+/// Most vectors per batch (256-bit: 8), and the vectors of a pair of
+/// batches at 512 bits.
 const MAXN: usize = 8;
+
+/// Messages longer than this run their batches in pairs where the width
+/// has a pair loop ([`Lanes::hand_pairs`]). Shorter ones stay with single
+/// batches: the pair loop's per-message cost (the pair powers H^32..H^17;
+/// when encrypting, the first pair's AES and the last pair's hash, twice
+/// the single loop's unoverlapped ends) outweighs its faster iterations
+/// there (`PERFORMANCE.md`).
+const PAIRS_FROM: usize = 4096;
+const _: () = assert!(
+    PAIRS_FROM >= 2 * 16 * BATCH,
+    "a message over it holds a pair"
+);
 
 /// Number of H powers the key holds (H^20..H^1), then `PAD` zero blocks.
 const NPOW: usize = 20;
@@ -283,6 +296,19 @@ trait Lanes: Ops {
     /// The CPU features of the width; `inp` and `hash` readable and `out`
     /// writable for `16 BATCH n` bytes.
     unsafe fn hand_batches<const NR: usize>(st: LoopState<'_, Self>) -> bool;
+    /// Whether the width has a pair loop ([`Lanes::hand_pairs`]).
+    const PAIRS: bool;
+    /// Run `n` >= 1 pairs of batches (`MAXN` vectors, 32 blocks, one
+    /// reduction each) at `inp`/`out`, hashing the pairs at `hash` (`out`
+    /// one pair back when encrypting, `inp` when decrypting) against the
+    /// pair's powers `pm`, `offs` holding all `MAXN` counter offsets and
+    /// `inc` the step of a pair; false: the width has no pair loop (not
+    /// `PAIRS`), nothing was done.
+    ///
+    /// # Safety
+    /// The CPU features of the width; `inp` and `hash` readable and `out`
+    /// writable for `32 BATCH n` bytes.
+    unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) -> bool;
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
@@ -318,10 +344,38 @@ impl Lanes for Z {
     const L: usize = 4;
     const N: usize = 4;
     const KEEP: bool = true;
-    /// None: with 32 registers the compiler keeps the loop in registers.
+    /// None: with 32 registers the compiler keeps the loop in registers
+    /// (and the pair loop takes every batch but the last one or two).
     #[inline(always)]
     unsafe fn hand_batches<const NR: usize>(_: LoopState<'_, Self>) -> bool {
         false
+    }
+    const PAIRS: bool = true;
+    /// `vaes512_loop.rs`: eight AES states where the batch loop has four.
+    #[inline(always)]
+    unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) -> bool {
+        assert!(st.n >= 1, "the pair loop runs at least one pair");
+        // SAFETY: the trait's contract (the features, the byte ranges);
+        // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
+        unsafe {
+            let mut cst = super::vaes512_loop::Consts {
+                cswap: st.c.cswap,
+                rev: st.c.rev,
+                poly: Self::bcast(poly()),
+                inc: st.inc,
+                offs: *st.offs,
+                pmx: [Self::zero(); MAXN],
+            };
+            // Filled in place by a plain loop (as in `Y::hand_batches`).
+            for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
+                *x = h.xor(h.swap64());
+            }
+            let (io, n) = ((st.inp, st.out, st.hash), st.n);
+            super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
+            // The XORed halves of the powers are key material.
+            ct_dispatch::wipe::wipe_slice(&mut cst.pmx);
+        }
+        true
     }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
@@ -392,6 +446,12 @@ impl Lanes for Y {
             ct_dispatch::wipe::wipe_slice(&mut cst.pmx);
         }
         true
+    }
+    const PAIRS: bool = false;
+    /// None: 16 registers do not hold eight AES states and the hashing.
+    #[inline(always)]
+    unsafe fn hand_pairs<const NR: usize>(_: LoopState<'_, Self>) -> bool {
+        false
     }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
@@ -842,7 +902,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // order where the blocks are used).
         let mut c0 = ctr_le::<V>(j0v, ctr0);
         let mut offs = [V::zero(); MAXN];
-        for (k, o) in offs[..V::N].iter_mut().enumerate() {
+        for (k, o) in offs.iter_mut().enumerate() {
             *o = off::<V>(k);
         }
         let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
@@ -880,6 +940,82 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // takes it. The bound is the public length.
         let last = bb + usize::from(V::KEEP);
         let mut off = 0usize;
+        // Pairs of batches, where the width has a loop for them
+        // (`V::PAIRS`) and the message is long enough (`PAIRS_FROM`),
+        // leaving at least one byte to the loops below and `tail` (a whole
+        // last batch goes to `tail`, as above). The bounds are the public
+        // length.
+        if V::PAIRS && len > PAIRS_FROM {
+            let pb = 2 * bb;
+            let n2 = (len - 1) / pb;
+            // The pair's powers: H^32..H^17 (the batch's times H^16), then
+            // the batch's H^16..H^1.
+            let h16 = V::bcast(ld(&key.h[NPOW - BATCH]));
+            let mut pw = [V::zero(); MAXN];
+            for k in 0..V::N {
+                pw[k] = mul_lanes(pm[k], h16);
+                pw[V::N + k] = pm[k];
+            }
+            let inc2 = V::bcast(_mm_set_epi32(2 * BATCH as i32, 0, 0, 0));
+            let pairs = |c0: &mut V, acc: &mut __m128i, inp, out, hash, n| {
+                let (rk, pm, c, offs, inc) = (&rk, &pw, &c, &offs, inc2);
+                let st = LoopState {
+                    rk,
+                    pm,
+                    c,
+                    offs,
+                    inc,
+                    c0,
+                    acc,
+                    inp,
+                    out,
+                    hash,
+                    n,
+                };
+                // (Inside `body`'s unsafe block: the callers give `n` whole
+                // pairs at `inp`, `out` and `hash`, see each call.)
+                V::hand_pairs::<NR>(st)
+            };
+            if encrypt {
+                // The first pair has nothing before it to hash: AES only.
+                let mut x = [V::zero(); MAXN];
+                for (k, v) in x.iter_mut().enumerate() {
+                    *v = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
+                }
+                c0 = c0.add32(inc2);
+                for key in &rk[1..NR] {
+                    for v in x.iter_mut() {
+                        *v = v.aesenc(*key);
+                    }
+                }
+                for (k, v) in x.iter().enumerate() {
+                    let p = 16 * l * k;
+                    V::store(out.add(p), V::load(inp.add(p)).xor(v.aesenclast(rk[NR])));
+                }
+                wipe(&mut x);
+                // The other pairs, each hashing the one before (n2 pairs
+                // of 2 bb bytes fit in `len`).
+                if n2 > 1 {
+                    pairs(&mut c0, &mut acc, inp.add(pb), out.add(pb), out, n2 - 1);
+                }
+                // The hash of the last pair, vector 0 (which takes `acc`)
+                // last.
+                let h = out.add(pb * (n2 - 1));
+                let mut s = (V::zero(), V::zero(), V::zero());
+                for k in (0..MAXN).rev() {
+                    let mut y = V::load(h.add(16 * l * k)).shuf(c.rev);
+                    if k == 0 {
+                        y = y.xor(V::lane0(acc));
+                    }
+                    mul_acc(&mut s, y, pw[k]);
+                }
+                acc = finish(s, None);
+            } else {
+                pairs(&mut c0, &mut acc, inp, out, inp, n2);
+            }
+            ct_dispatch::wipe::wipe_slice(&mut pw);
+            off = n2 * pb;
+        }
         if encrypt {
             // Software pipelined: the multiplies of batch i - 1's
             // ciphertext run between batch i's AES rounds. With 16 ymm

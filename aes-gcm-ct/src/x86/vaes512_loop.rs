@@ -1,0 +1,210 @@
+//! The main loop of the 512-bit (`vaes-clmul`) path, scheduled by hand,
+//! both directions: 32 blocks per iteration in eight AES states, their
+//! rounds interleaved with the GHASH of 32 ciphertext blocks (encryption:
+//! the previous iteration's output; decryption: this iteration's input)
+//! against H^32..H^1, one reduction per iteration.
+//!
+//! Technique: as `vaes_clmul.rs` (the aggregated-reduction GHASH of
+//! Gueron and Kounavis, "Intel Carry-Less Multiplication Instruction and
+//! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
+//! RFC 8452 appendix A), schoolbook products (4 `vpclmulqdq` per vector;
+//! the three-input `vpternlogq` takes the two middle products in one XOR).
+//! Why eight states and not four: a 512-bit `vaesenc` issues once per
+//! cycle and has a latency of about four, so four states keep the AES
+//! units exactly busy and every multiply placed among the rounds delays
+//! the round chain; with eight, a round's instructions outnumber its
+//! latency and the multiplies fill the gaps. Middle round r (1..=8)
+//! carries the products of vector 8 - r (vector 0, which takes the running
+//! hash, last: the shortest chain into the next iteration), round 9 the
+//! reduction of each lane and the fold of the four lanes. The last round
+//! XORs the round key with the input first (`aesenclast(x, k) ^ p =
+//! aesenclast(x, k ^ p)`). Why by hand: the compiler's schedule of the same
+//! loop bunched the products and spilled AES-256's states
+//! (`PERFORMANCE.md`).
+//!
+//! Cost per 32 blocks: 8 NR `vaesenc`/`vaesenclast`, 34 `vpclmulqdq`
+//! (32 products, 2 for the reduction), 16 shuffles (8 counter blocks, 8
+//! byte reversals), 16 vector loads, 8 stores.
+//!
+//! Register plan:
+//!
+//! | register | holds |
+//! |---|---|
+//! | zmm0-zmm7 | the AES states of vectors 0-7 (blocks 4k .. 4k + 3) |
+//! | zmm8, zmm9, zmm10 | the unreduced sums: low, middle, high |
+//! | zmm11 | the ciphertext vector being hashed; input ^ last round key |
+//! | zmm12, zmm29-zmm31 | products; reduction temporaries |
+//! | zmm13 | vector 0's counter blocks, counter word little-endian |
+//! | xmm14 | the running hash (upper lanes zero) |
+//! | zmm15 | the round key of the round |
+//! | zmm16, zmm17, zmm18, zmm19 | counter byte order, byte reversal, the reduction's constant, the counter step |
+//! | zmm21-zmm28 | the powers, round r's in zmm(20 + r): vector k's (H^(32 - 4k) .. H^(29 - 4k)) in zmm(28 - k) |
+//! | `rk` / `pw` / `cst` | round keys, powers, constants ([`Consts`]) |
+//! | `inp` / `out` / `hash` / `n` | this iteration's input, output, hashed blocks; iterations left |
+//!
+//! Constant time: the only branch is the loop's, on the public iteration
+//! count; no memory index depends on data.
+
+use core::arch::asm;
+use core::arch::x86_64::{__m128i, __m512i};
+
+/// The loop's constants, in the order the assembly addresses them.
+#[repr(C, align(64))]
+pub(super) struct Consts {
+    /// Turns a counter block with a little-endian counter word into the
+    /// real block (offset 0).
+    pub cswap: __m512i,
+    /// Byte reversal of each lane (offset 64).
+    pub rev: __m512i,
+    /// The reduction's constant (offset 128).
+    pub poly: __m512i,
+    /// The counter step per iteration, 32 in each lane's counter word
+    /// (offset 192).
+    pub inc: __m512i,
+    /// Vector k's counter offset from vector 0's (offset 256 + 64 k).
+    pub offs: [__m512i; 8],
+    /// Karatsuba's middle operands: each 64-bit half of every lane holds
+    /// the XOR of the two halves of that lane of `pw[k]` (offset 768 +
+    /// 64 k).
+    pub pmx: [__m512i; 8],
+}
+
+/// Encrypt or decrypt `n` iterations of 512 bytes from `inp` to `out`,
+/// each also hashing the 512 bytes at `hash` (stepped by 512 too:
+/// `out - 512` when encrypting, the previous iteration's output; `inp`
+/// when decrypting) into `acc`; `c0` holds vector 0's counter blocks and
+/// is stepped by one iteration each time.
+///
+/// # Safety
+/// The CPU has AVX-512F/BW, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash`
+/// are readable and `out` writable for `512 n` bytes; `rk` holds round
+/// keys 0..=`NR` broadcast to every lane; `pw[k]` the powers of vector k.
+#[inline]
+#[target_feature(enable = "avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq")]
+pub(super) unsafe fn pairs<const NR: usize>(
+    rk: &[__m512i; 15],
+    pw: &[__m512i; 8],
+    cst: &Consts,
+    c0: &mut __m512i,
+    acc: &mut __m128i,
+    (inp, out, hash): (*const u8, *mut u8, *const u8),
+    n: usize,
+) {
+    const { assert!(NR == 10 || NR == 12 || NR == 14) };
+    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], pw,
+    // cst and 512 n bytes from each of `inp` and `hash`, writes 512 n
+    // bytes to `out`, and touches no other memory and no stack. Its first
+    // instruction zeroes the upper lanes of zmm14 (the running hash is
+    // XORed into vector 0 as a whole register).
+    unsafe {
+        asm!(
+            r"
+            vmovdqa xmm14, xmm14
+            .irp c, 16,17,18,19
+                vmovdqa64 zmm\c, zmmword ptr [{cst} + 64*(\c-16)]
+            .endr
+            .irp r, 21,22,23,24,25,26,27,28
+                vmovdqa64 zmm\r, zmmword ptr [{pw} + 64*(28-\r)]
+            .endr
+            2:
+            vmovdqa64 zmm15, zmmword ptr [{rk}]
+            vpshufb zmm0, zmm13, zmm16
+            vpxorq zmm0, zmm0, zmm15
+            .irp k, 1,2,3,4,5,6,7
+                vpaddd zmm\k, zmm13, zmmword ptr [{cst} + 256 + 64*\k]
+                vpshufb zmm\k, zmm\k, zmm16
+                vpxorq zmm\k, zmm\k, zmm15
+            .endr
+            vpaddd zmm13, zmm13, zmm19
+            .irp i, 1,2,3,4,5,6,7,8,9,10,11,12,13
+            .if \i < {nr}
+                vmovdqa64 zmm15, zmmword ptr [{rk} + 64*\i]
+                .if \i <= 8
+                    vaesenc zmm0, zmm0, zmm15
+                    vmovdqu64 zmm11, zmmword ptr [{hash} + 512 - 64*\i]
+                    vaesenc zmm1, zmm1, zmm15
+                    vpshufb zmm11, zmm11, zmm17
+                    .if \i == 8
+                        vpxorq zmm11, zmm11, zmm14
+                    .endif
+                    vaesenc zmm2, zmm2, zmm15
+                    vpshufd zmm12, zmm11, 0x4e
+                    vaesenc zmm3, zmm3, zmm15
+                    vpxorq zmm12, zmm12, zmm11
+                    .if \i == 1
+                        vpclmulqdq zmm8, zmm11, zmm2\i, 0x00
+                        vaesenc zmm4, zmm4, zmm15
+                        vpclmulqdq zmm10, zmm11, zmm2\i, 0x11
+                        vaesenc zmm5, zmm5, zmm15
+                        vpclmulqdq zmm9, zmm12, zmmword ptr [{cst} + 768 + 512 - 64*\i], 0x00
+                        vaesenc zmm6, zmm6, zmm15
+                    .else
+                        vpclmulqdq zmm29, zmm11, zmm2\i, 0x00
+                        vaesenc zmm4, zmm4, zmm15
+                        vpclmulqdq zmm30, zmm11, zmm2\i, 0x11
+                        vaesenc zmm5, zmm5, zmm15
+                        vpclmulqdq zmm31, zmm12, zmmword ptr [{cst} + 768 + 512 - 64*\i], 0x00
+                        vaesenc zmm6, zmm6, zmm15
+                        vpxorq zmm8, zmm8, zmm29
+                        vpxorq zmm10, zmm10, zmm30
+                        vpxorq zmm9, zmm9, zmm31
+                    .endif
+                    vaesenc zmm7, zmm7, zmm15
+                .else
+                    .irp k, 0,1,2,3,4,5,6,7
+                        vaesenc zmm\k, zmm\k, zmm15
+                    .endr
+                .endif
+                .if \i == 9
+                    vpternlogq zmm9, zmm8, zmm10, 0x96
+                    vpslldq zmm12, zmm9, 8
+                    vpsrldq zmm9, zmm9, 8
+                    vpxorq zmm8, zmm8, zmm12
+                    vpxorq zmm10, zmm10, zmm9
+                    vpclmulqdq zmm12, zmm8, zmm18, 0x10
+                    vpshufd zmm8, zmm8, 0x4e
+                    vpxorq zmm8, zmm8, zmm12
+                    vpclmulqdq zmm12, zmm8, zmm18, 0x10
+                    vpshufd zmm8, zmm8, 0x4e
+                    vpternlogq zmm10, zmm8, zmm12, 0x96
+                    vextracti64x4 ymm12, zmm10, 1
+                    vpxor ymm10, ymm10, ymm12
+                    vextracti128 xmm12, ymm10, 1
+                    vpxor xmm14, xmm10, xmm12
+                .endif
+            .endif
+            .endr
+            vmovdqa64 zmm15, zmmword ptr [{rk} + 64*{nr}]
+            .irp k, 0,1,2,3,4,5,6,7
+                vpxorq zmm11, zmm15, zmmword ptr [{inp} + 64*\k]
+                vaesenclast zmm\k, zmm\k, zmm11
+                vmovdqu64 zmmword ptr [{out} + 64*\k], zmm\k
+            .endr
+            add {inp}, 512
+            add {out}, 512
+            add {hash}, 512
+            dec {n}
+            jnz 2b
+            ",
+            rk = in(reg) rk.as_ptr(),
+            pw = in(reg) pw.as_ptr(),
+            cst = in(reg) cst as *const Consts,
+            inp = inout(reg) inp => _,
+            out = inout(reg) out => _,
+            hash = inout(reg) hash => _,
+            n = inout(reg) n => _,
+            nr = const NR,
+            inout("zmm13") *c0,
+            inout("xmm14") *acc,
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm15") _,
+            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
+            out("zmm21") _, out("zmm22") _, out("zmm23") _, out("zmm24") _,
+            out("zmm25") _, out("zmm26") _, out("zmm27") _, out("zmm28") _,
+            out("zmm29") _, out("zmm30") _, out("zmm31") _,
+            options(nostack),
+        );
+    }
+}
