@@ -293,6 +293,8 @@ fn check(c: &Config, only: &[String], secrets: Option<u32>, verbose: bool) -> Re
     }
     let plugin = build_plugin("ct-check/trace/cttrace.c", "cttrace.so")?;
     let windows = dir.join(format!("{}.windows", c.name));
+    // As in `check_native`: only this run's windows.
+    let _ = std::fs::remove_file(&windows);
     let plugin_arg = format!("{},out={}", plugin.display(), windows.display());
     if plugin_arg.matches(',').count() != 1 {
         return Err(format!(
@@ -354,6 +356,9 @@ fn check_native(
     dir: &Path,
 ) -> Result<(), String> {
     let windows = dir.join(format!("{}.windows", c.name));
+    // A run that was killed leaves its windows behind; they are not this
+    // run's.
+    let _ = std::fs::remove_file(&windows);
     let mut cmd = Command::new(guest);
     cmd.arg("--singlestep").arg(&windows);
     if let Some(n) = secrets {

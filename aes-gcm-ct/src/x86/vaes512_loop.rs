@@ -7,24 +7,30 @@
 //! Technique: as `vaes_clmul.rs` (the aggregated-reduction GHASH of
 //! Gueron and Kounavis, "Intel Carry-Less Multiplication Instruction and
 //! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
-//! RFC 8452 appendix A), schoolbook products (4 `vpclmulqdq` per vector;
-//! the three-input `vpternlogq` takes the two middle products in one XOR).
-//! Why eight states and not four: a 512-bit `vaesenc` issues once per
-//! cycle and has a latency of about four, so four states keep the AES
+//! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
+//! takes 3 `vpclmulqdq` (low halves, high halves, and its XORed halves
+//! against the powers' XORed halves, `Consts::pmx`), the middle sum settled
+//! once per iteration (a multiply competes with the AES rounds for their
+//! pipelines; the swap and XOR that replace one do not).
+//!
+//! Why eight states and not four: a 512-bit `vaesenc`'s latency is about
+//! as long as four of them take to issue, so four states keep the AES
 //! units exactly busy and every multiply placed among the rounds delays
-//! the round chain; with eight, a round's instructions outnumber its
+//! the round chain; with eight, a round's instructions outlast its
 //! latency and the multiplies fill the gaps. Middle round r (1..=8)
 //! carries the products of vector 8 - r (vector 0, which takes the running
 //! hash, last: the shortest chain into the next iteration), round 9 the
-//! reduction of each lane and the fold of the four lanes. The last round
+//! reduction of each lane and the fold of the four lanes (AES-192/256's
+//! later rounds carry nothing: spreading the products over them measured
+//! no faster, `PERFORMANCE.md`). The last round
 //! XORs the round key with the input first (`aesenclast(x, k) ^ p =
 //! aesenclast(x, k ^ p)`). Why by hand: the compiler's schedule of the same
-//! loop bunched the products and spilled AES-256's states
-//! (`PERFORMANCE.md`).
+//! loop (eight states, intrinsics) bunched the products between rounds and
+//! ran AES-256 slower than four states (`PERFORMANCE.md`).
 //!
-//! Cost per 32 blocks: 8 NR `vaesenc`/`vaesenclast`, 34 `vpclmulqdq`
-//! (32 products, 2 for the reduction), 16 shuffles (8 counter blocks, 8
-//! byte reversals), 16 vector loads, 8 stores.
+//! Cost per 32 blocks: 8 NR `vaesenc`/`vaesenclast`, 26 `vpclmulqdq`
+//! (24 products, 2 for the reduction), 24 shuffles (8 counter blocks, 8
+//! byte reversals, 8 half swaps), 16 vector loads, 8 stores.
 //!
 //! Register plan:
 //!
@@ -33,7 +39,8 @@
 //! | zmm0-zmm7 | the AES states of vectors 0-7 (blocks 4k .. 4k + 3) |
 //! | zmm8, zmm9, zmm10 | the unreduced sums: low, middle, high |
 //! | zmm11 | the ciphertext vector being hashed; input ^ last round key |
-//! | zmm12, zmm29-zmm31 | products; reduction temporaries |
+//! | zmm12 | its halves XORed; reduction temporary |
+//! | zmm29, zmm30, zmm31 | the products (low, high, middle) |
 //! | zmm13 | vector 0's counter blocks, counter word little-endian |
 //! | xmm14 | the running hash (upper lanes zero) |
 //! | zmm15 | the round key of the round |
@@ -78,7 +85,8 @@ pub(super) struct Consts {
 /// # Safety
 /// The CPU has AVX-512F/BW, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash`
 /// are readable and `out` writable for `512 n` bytes; `rk` holds round
-/// keys 0..=`NR` broadcast to every lane; `pw[k]` the powers of vector k.
+/// keys 0..=`NR` broadcast to every lane; `pw[k]` the powers of vector k
+/// and `cst.pmx[k]` their XORed halves.
 #[inline]
 #[target_feature(enable = "avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq")]
 pub(super) unsafe fn pairs<const NR: usize>(
@@ -99,12 +107,15 @@ pub(super) unsafe fn pairs<const NR: usize>(
     unsafe {
         asm!(
             r"
+            .irp k, 0,1,2,3,4,5,6,7
+                .set gcm512_slot\k, 8 - \k
+            .endr
             vmovdqa xmm14, xmm14
             .irp c, 16,17,18,19
                 vmovdqa64 zmm\c, zmmword ptr [{cst} + 64*(\c-16)]
             .endr
-            .irp r, 21,22,23,24,25,26,27,28
-                vmovdqa64 zmm\r, zmmword ptr [{pw} + 64*(28-\r)]
+            .irp k, 0,1,2,3,4,5,6,7
+                vmovdqa64 zmm2\k, zmmword ptr [{pw} + 64*\k]
             .endr
             2:
             vmovdqa64 zmm15, zmmword ptr [{rk}]
@@ -119,38 +130,43 @@ pub(super) unsafe fn pairs<const NR: usize>(
             .irp i, 1,2,3,4,5,6,7,8,9,10,11,12,13
             .if \i < {nr}
                 vmovdqa64 zmm15, zmmword ptr [{rk} + 64*\i]
-                .if \i <= 8
+                .set gcm512_hashed, 0
+                .irp k, 0,1,2,3,4,5,6,7
+                .if gcm512_slot\k == \i
+                    .set gcm512_hashed, 1
                     vaesenc zmm0, zmm0, zmm15
-                    vmovdqu64 zmm11, zmmword ptr [{hash} + 512 - 64*\i]
+                    vmovdqu64 zmm11, zmmword ptr [{hash} + 64*\k]
                     vaesenc zmm1, zmm1, zmm15
                     vpshufb zmm11, zmm11, zmm17
-                    .if \i == 8
+                    .if \k == 0
                         vpxorq zmm11, zmm11, zmm14
                     .endif
                     vaesenc zmm2, zmm2, zmm15
                     vpshufd zmm12, zmm11, 0x4e
                     vaesenc zmm3, zmm3, zmm15
                     vpxorq zmm12, zmm12, zmm11
-                    .if \i == 1
-                        vpclmulqdq zmm8, zmm11, zmm2\i, 0x00
+                    .if \k == 7
+                        vpclmulqdq zmm8, zmm11, zmm2\k, 0x00
                         vaesenc zmm4, zmm4, zmm15
-                        vpclmulqdq zmm10, zmm11, zmm2\i, 0x11
+                        vpclmulqdq zmm10, zmm11, zmm2\k, 0x11
                         vaesenc zmm5, zmm5, zmm15
-                        vpclmulqdq zmm9, zmm12, zmmword ptr [{cst} + 768 + 512 - 64*\i], 0x00
+                        vpclmulqdq zmm9, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
                         vaesenc zmm6, zmm6, zmm15
                     .else
-                        vpclmulqdq zmm29, zmm11, zmm2\i, 0x00
+                        vpclmulqdq zmm29, zmm11, zmm2\k, 0x00
                         vaesenc zmm4, zmm4, zmm15
-                        vpclmulqdq zmm30, zmm11, zmm2\i, 0x11
+                        vpclmulqdq zmm30, zmm11, zmm2\k, 0x11
                         vaesenc zmm5, zmm5, zmm15
-                        vpclmulqdq zmm31, zmm12, zmmword ptr [{cst} + 768 + 512 - 64*\i], 0x00
+                        vpclmulqdq zmm31, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
                         vaesenc zmm6, zmm6, zmm15
                         vpxorq zmm8, zmm8, zmm29
                         vpxorq zmm10, zmm10, zmm30
                         vpxorq zmm9, zmm9, zmm31
                     .endif
                     vaesenc zmm7, zmm7, zmm15
-                .else
+                .endif
+                .endr
+                .if gcm512_hashed == 0
                     .irp k, 0,1,2,3,4,5,6,7
                         vaesenc zmm\k, zmm\k, zmm15
                     .endr
@@ -201,8 +217,8 @@ pub(super) unsafe fn pairs<const NR: usize>(
             out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
             out("zmm12") _, out("zmm15") _,
             out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-            out("zmm21") _, out("zmm22") _, out("zmm23") _, out("zmm24") _,
-            out("zmm25") _, out("zmm26") _, out("zmm27") _, out("zmm28") _,
+            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
             out("zmm29") _, out("zmm30") _, out("zmm31") _,
             options(nostack),
         );

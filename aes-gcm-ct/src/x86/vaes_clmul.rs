@@ -41,7 +41,12 @@
 //!   saved multiply gains there (`PERFORMANCE.md`). At 256 bits every
 //!   batch after the first encrypted one (all when decrypting) runs in
 //!   the hand-scheduled Karatsuba loop of `vaes_avx2_loop.rs`
-//!   (`Lanes::hand_batches`), where it does gain.
+//!   (`Lanes::hand_batches`), where it does gain. At 512 bits a message
+//!   over `PAIRS_FROM` bytes first runs pairs of batches (32 blocks, eight
+//!   AES states, one reduction against H^32..H^1) in the hand-scheduled
+//!   loop of `vaes512_loop.rs` (`Lanes::hand_pairs`): four states keep
+//!   the AES units exactly busy, eight leave the multiplies room; the
+//!   single-batch loop takes what is left (at most one batch).
 //! * Remainder (fewer than 16 blocks, the last one possibly partial; on
 //!   AVX-512 also a whole last batch, which saves the loop's second
 //!   reduction for the lengths block): ONE vectorised pass, not a
