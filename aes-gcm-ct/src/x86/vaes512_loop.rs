@@ -9,7 +9,7 @@
 //! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
 //! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
 //! takes 3 `vpclmulqdq` (low halves, high halves, and its XORed halves
-//! against the powers' XORed halves, `Consts::pmx`), the middle sum settled
+//! against the powers' XORed halves, `LoopConsts::pmx`), the middle sum settled
 //! once per iteration (a multiply competes with the AES rounds for their
 //! pipelines; the swap and XOR that replace one do not).
 //!
@@ -46,35 +46,15 @@
 //! | zmm15 | the round key of the round |
 //! | zmm16, zmm17, zmm18, zmm19 | counter byte order, byte reversal, the reduction's constant, the counter step |
 //! | zmm21-zmm28 | the powers, round r's in zmm(20 + r): vector k's (H^(32 - 4k) .. H^(29 - 4k)) in zmm(28 - k) |
-//! | `rk` / `pw` / `cst` | round keys, powers, constants ([`Consts`]) |
+//! | `rk` / `pw` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
 //! | `inp` / `out` / `hash` / `n` | this iteration's input, output, hashed blocks; iterations left |
 //!
 //! Constant time: the only branch is the loop's, on the public iteration
 //! count; no memory index depends on data.
 
+use super::vaes_clmul::LoopConsts;
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m512i};
-
-/// The loop's constants, in the order the assembly addresses them.
-#[repr(C, align(64))]
-pub(super) struct Consts {
-    /// Turns a counter block with a little-endian counter word into the
-    /// real block (offset 0).
-    pub cswap: __m512i,
-    /// Byte reversal of each lane (offset 64).
-    pub rev: __m512i,
-    /// The reduction's constant (offset 128).
-    pub poly: __m512i,
-    /// The counter step per iteration, 32 in each lane's counter word
-    /// (offset 192).
-    pub inc: __m512i,
-    /// Vector k's counter offset from vector 0's (offset 256 + 64 k).
-    pub offs: [__m512i; 8],
-    /// Karatsuba's middle operands: each 64-bit half of every lane holds
-    /// the XOR of the two halves of that lane of `pw[k]` (offset 768 +
-    /// 64 k).
-    pub pmx: [__m512i; 8],
-}
 
 /// Encrypt or decrypt `n` iterations of 512 bytes from `inp` to `out`,
 /// each also hashing the 512 bytes at `hash` (stepped by 512 too:
@@ -92,7 +72,7 @@ pub(super) struct Consts {
 pub(super) unsafe fn pairs<const NR: usize>(
     rk: &[__m512i; 15],
     pw: &[__m512i; 8],
-    cst: &Consts,
+    cst: &LoopConsts<__m512i>,
     c0: &mut __m512i,
     acc: &mut __m128i,
     (inp, out, hash): (*const u8, *mut u8, *const u8),
@@ -107,9 +87,6 @@ pub(super) unsafe fn pairs<const NR: usize>(
     unsafe {
         asm!(
             r"
-            .irp k, 0,1,2,3,4,5,6,7
-                .set gcm512_slot\k, 8 - \k
-            .endr
             vmovdqa xmm14, xmm14
             .irp c, 16,17,18,19
                 vmovdqa64 zmm\c, zmmword ptr [{cst} + 64*(\c-16)]
@@ -127,13 +104,14 @@ pub(super) unsafe fn pairs<const NR: usize>(
                 vpxorq zmm\k, zmm\k, zmm15
             .endr
             vpaddd zmm13, zmm13, zmm19
+            vpxor xmm8, xmm8, xmm8
+            vpxor xmm9, xmm9, xmm9
+            vpxor xmm10, xmm10, xmm10
             .irp i, 1,2,3,4,5,6,7,8,9,10,11,12,13
             .if \i < {nr}
                 vmovdqa64 zmm15, zmmword ptr [{rk} + 64*\i]
-                .set gcm512_hashed, 0
                 .irp k, 0,1,2,3,4,5,6,7
-                .if gcm512_slot\k == \i
-                    .set gcm512_hashed, 1
+                .if \i == 8 - \k
                     vaesenc zmm0, zmm0, zmm15
                     vmovdqu64 zmm11, zmmword ptr [{hash} + 64*\k]
                     vaesenc zmm1, zmm1, zmm15
@@ -145,28 +123,19 @@ pub(super) unsafe fn pairs<const NR: usize>(
                     vpshufd zmm12, zmm11, 0x4e
                     vaesenc zmm3, zmm3, zmm15
                     vpxorq zmm12, zmm12, zmm11
-                    .if \k == 7
-                        vpclmulqdq zmm8, zmm11, zmm2\k, 0x00
-                        vaesenc zmm4, zmm4, zmm15
-                        vpclmulqdq zmm10, zmm11, zmm2\k, 0x11
-                        vaesenc zmm5, zmm5, zmm15
-                        vpclmulqdq zmm9, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
-                        vaesenc zmm6, zmm6, zmm15
-                    .else
-                        vpclmulqdq zmm29, zmm11, zmm2\k, 0x00
-                        vaesenc zmm4, zmm4, zmm15
-                        vpclmulqdq zmm30, zmm11, zmm2\k, 0x11
-                        vaesenc zmm5, zmm5, zmm15
-                        vpclmulqdq zmm31, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
-                        vaesenc zmm6, zmm6, zmm15
-                        vpxorq zmm8, zmm8, zmm29
-                        vpxorq zmm10, zmm10, zmm30
-                        vpxorq zmm9, zmm9, zmm31
-                    .endif
+                    vpclmulqdq zmm29, zmm11, zmm2\k, 0x00
+                    vaesenc zmm4, zmm4, zmm15
+                    vpclmulqdq zmm30, zmm11, zmm2\k, 0x11
+                    vaesenc zmm5, zmm5, zmm15
+                    vpclmulqdq zmm31, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
+                    vaesenc zmm6, zmm6, zmm15
+                    vpxorq zmm8, zmm8, zmm29
+                    vpxorq zmm10, zmm10, zmm30
+                    vpxorq zmm9, zmm9, zmm31
                     vaesenc zmm7, zmm7, zmm15
                 .endif
                 .endr
-                .if gcm512_hashed == 0
+                .if \i > 8
                     .irp k, 0,1,2,3,4,5,6,7
                         vaesenc zmm\k, zmm\k, zmm15
                     .endr
@@ -204,7 +173,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             ",
             rk = in(reg) rk.as_ptr(),
             pw = in(reg) pw.as_ptr(),
-            cst = in(reg) cst as *const Consts,
+            cst = in(reg) cst as *const LoopConsts<__m512i>,
             inp = inout(reg) inp => _,
             out = inout(reg) out => _,
             hash = inout(reg) hash => _,

@@ -8,7 +8,7 @@
 //! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
 //! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
 //! takes 3 `vpclmulqdq` (low halves, high halves, and the XORed halves
-//! against the key's XORed halves, `Consts::pmx`), the middle sum is
+//! against the key's XORed halves, `LoopConsts::pmx`), the middle sum is
 //! settled once per batch. Eight 256-bit AES states; middle round r
 //! (1..=8) carries the products of ciphertext vector 8 - r, its
 //! instructions placed between the round's `vaesenc` (the `vaesenc` and
@@ -40,33 +40,15 @@
 //! | ymm13 | vector 0's counter blocks, counter word little-endian |
 //! | xmm14 | the running hash (upper lane zero) |
 //! | ymm15 | the round key of the round |
-//! | `rk` / `pm` / `cst` | round keys, powers, constants ([`Consts`]) |
+//! | `rk` / `pm` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
 //! | `inp` / `out` / `hash` / `n` | this batch's input, output, hashed blocks; batches left |
 //!
 //! Constant time: the only branch is the loop's, on the public batch
 //! count; no memory index depends on data.
 
+use super::vaes_clmul::LoopConsts;
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m256i};
-
-/// The loop's constants, in the order the assembly addresses them.
-#[repr(C, align(32))]
-pub(super) struct Consts {
-    /// Turns a counter block with a little-endian counter word into the
-    /// real block (offset 0).
-    pub cswap: __m256i,
-    /// Byte reversal of each lane (offset 32).
-    pub rev: __m256i,
-    /// The reduction's constant (offset 64).
-    pub poly: __m256i,
-    /// The counter step per batch, 16 in each lane's counter word (offset 96).
-    pub inc: __m256i,
-    /// Vector k's counter offset from vector 0's (offset 128 + 32 k).
-    pub offs: [__m256i; 8],
-    /// Karatsuba's middle operands: each 64-bit half of every lane holds
-    /// the XOR of the two halves of that lane of `pm[k]` (offset 384 + 32 k).
-    pub pmx: [__m256i; 8],
-}
 
 /// Encrypt or decrypt `n` whole batches of 256 bytes from `inp` to `out`,
 /// each iteration also hashing the 256 bytes at `hash` (stepped by 256
@@ -83,7 +65,7 @@ pub(super) struct Consts {
 pub(super) unsafe fn batches<const NR: usize>(
     rk: &[__m256i; 15],
     pm: &[__m256i; 8],
-    cst: &Consts,
+    cst: &LoopConsts<__m256i>,
     c0: &mut __m256i,
     acc: &mut __m128i,
     (inp, out, hash): (*const u8, *mut u8, *const u8),
@@ -183,7 +165,7 @@ pub(super) unsafe fn batches<const NR: usize>(
             ",
             rk = in(reg) rk.as_ptr(),
             pm = in(reg) pm.as_ptr(),
-            cst = in(reg) cst as *const Consts,
+            cst = in(reg) cst as *const LoopConsts<__m256i>,
             inp = inout(reg) inp => _,
             out = inout(reg) out => _,
             hash = inout(reg) hash => _,

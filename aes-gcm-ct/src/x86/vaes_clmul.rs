@@ -363,22 +363,9 @@ impl Lanes for Z {
         // SAFETY: the trait's contract (the features, the byte ranges);
         // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
         unsafe {
-            let mut cst = super::vaes512_loop::Consts {
-                cswap: st.c.cswap,
-                rev: st.c.rev,
-                poly: Self::bcast(poly()),
-                inc: st.inc,
-                offs: *st.offs,
-                pmx: [Self::zero(); MAXN],
-            };
-            // Filled in place by a plain loop (as in `Y::hand_batches`).
-            for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
-                *x = h.xor(h.swap64());
-            }
+            let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
             super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
-            // The XORed halves of the powers are key material.
-            ct_dispatch::wipe::wipe_slice(&mut cst.pmx);
         }
         true
     }
@@ -431,24 +418,9 @@ impl Lanes for Y {
         // SAFETY: the trait's contract (the features, the byte ranges);
         // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
         unsafe {
-            let mut cst = super::vaes_avx2_loop::Consts {
-                cswap: st.c.cswap,
-                rev: st.c.rev,
-                poly: Self::bcast(poly()),
-                inc: st.inc,
-                offs: *st.offs,
-                pmx: [Self::zero(); MAXN],
-            };
-            // Filled in place by a plain loop (`array::map`'s closure
-            // would be compiled without this function's target features).
-            for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
-                *x = h.xor(h.swap64());
-            }
+            let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
             super::vaes_avx2_loop::batches::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
-            // The XORed halves of the powers are key material; the rest
-            // of `cst` is public.
-            ct_dispatch::wipe::wipe_slice(&mut cst.pmx);
         }
         true
     }
@@ -631,6 +603,61 @@ struct LoopState<'a, V> {
     out: *mut u8,
     hash: *const u8,
     n: usize,
+}
+
+/// The constants a hand-scheduled loop (`vaes_avx2_loop.rs`,
+/// `vaes512_loop.rs`) reads, in the order its assembly addresses them, in
+/// vectors from the start: 0 `cswap`, 1 `rev`, 2 `poly`, 3 `inc`, 4 + k
+/// `offs[k]`, 12 + k `pmx[k]`. Karatsuba's middle operands `pmx` are key
+/// material, wiped on drop; the rest is public.
+#[repr(C, align(64))]
+pub(super) struct LoopConsts<V: ct_dispatch::wipe::Zeroable> {
+    /// Turns a counter block with a little-endian counter word into the
+    /// real block.
+    pub cswap: V,
+    /// Byte reversal of each lane.
+    pub rev: V,
+    /// The reduction's constant.
+    pub poly: V,
+    /// The counter step per iteration.
+    pub inc: V,
+    /// Vector k's counter offset from vector 0's.
+    pub offs: [V; MAXN],
+    /// Each 64-bit half of every lane holds the XOR of the two halves of
+    /// that lane of power vector k.
+    pub pmx: [V; MAXN],
+}
+
+/// A hand-scheduled loop's constants from its state: `st.inc` and
+/// `st.offs` as they are, `pmx` from `st.pm`.
+///
+/// # Safety
+/// `V`'s features.
+#[inline(always)]
+unsafe fn loop_consts<V: Lanes>(st: &LoopState<'_, V>) -> LoopConsts<V> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let mut cst = LoopConsts {
+            cswap: st.c.cswap,
+            rev: st.c.rev,
+            poly: V::bcast(poly()),
+            inc: st.inc,
+            offs: *st.offs,
+            pmx: [V::zero(); MAXN],
+        };
+        // Filled in place by a plain loop (`array::map`'s closure would be
+        // compiled without the caller's target features).
+        for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
+            *x = h.xor(h.swap64());
+        }
+        cst
+    }
+}
+
+impl<V: ct_dispatch::wipe::Zeroable> Drop for LoopConsts<V> {
+    fn drop(&mut self) {
+        ct_dispatch::wipe::wipe_slice(&mut self.pmx);
+    }
 }
 
 /// Constants of one message.
