@@ -307,13 +307,12 @@ trait Lanes: Ops {
     /// reduction each) at `inp`/`out`, hashing the pairs at `hash` (`out`
     /// one pair back when encrypting, `inp` when decrypting) against the
     /// pair's powers `pm`, `offs` holding all `MAXN` counter offsets and
-    /// `inc` the step of a pair; false: the width has no pair loop (not
-    /// `PAIRS`), nothing was done.
+    /// `inc` the step of a pair. Called only where `PAIRS` is true.
     ///
     /// # Safety
     /// The CPU features of the width; `inp` and `hash` readable and `out`
     /// writable for `32 BATCH n` bytes.
-    unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) -> bool;
+    unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>);
 }
 
 /// 512-bit vector (AVX-512F/BW + VAES + VPCLMULQDQ).
@@ -358,7 +357,7 @@ impl Lanes for Z {
     const PAIRS: bool = true;
     /// `vaes512_loop.rs`: eight AES states where the batch loop has four.
     #[inline(always)]
-    unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) -> bool {
+    unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) {
         assert!(st.n >= 1, "the pair loop runs at least one pair");
         // SAFETY: the trait's contract (the features, the byte ranges);
         // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
@@ -367,7 +366,6 @@ impl Lanes for Z {
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
             super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
         }
-        true
     }
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
@@ -424,12 +422,11 @@ impl Lanes for Y {
         }
         true
     }
-    const PAIRS: bool = false;
     /// None: 16 registers do not hold eight AES states and the hashing.
+    const PAIRS: bool = false;
+    /// Never called (`PAIRS` is false).
     #[inline(always)]
-    unsafe fn hand_pairs<const NR: usize>(_: LoopState<'_, Self>) -> bool {
-        false
-    }
+    unsafe fn hand_pairs<const NR: usize>(_: LoopState<'_, Self>) {}
     #[inline(always)]
     unsafe fn load_part(p: *const u8, n: usize) -> Self {
         // SAFETY: the trait's contract gives the CPU features (`n` readable bytes; the high
