@@ -9,8 +9,8 @@
 //! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
 //! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
 //! takes 3 `vpclmulqdq` (low halves, high halves, and its XORed halves
-//! against the powers' XORed halves, `LoopConsts::pmx`), the middle sum settled
-//! once per iteration (a multiply competes with the AES rounds for their
+//! against the powers' XORed halves, `LoopConsts::pmx`), the middle sum
+//! settled once per iteration (a multiply competes with the AES rounds for their
 //! pipelines; the swap and XOR that replace one do not).
 //!
 //! Why eight states and not four: a 512-bit `vaesenc`'s latency is about
@@ -22,9 +22,8 @@
 //! hash, last: the shortest chain into the next iteration), round 9 the
 //! reduction of each lane and the fold of the four lanes (AES-192/256's
 //! later rounds carry nothing: spreading the products over them measured
-//! no faster, `PERFORMANCE.md`). The last round
-//! XORs the round key with the input first (`aesenclast(x, k) ^ p =
-//! aesenclast(x, k ^ p)`). Why by hand: the compiler's schedule of the same
+//! no faster, `PERFORMANCE.md`). The last round XORs the round key with
+//! the input first (`aesenclast(x, k) ^ p = aesenclast(x, k ^ p)`). Why by hand: the compiler's schedule of the same
 //! loop (eight states, intrinsics) bunched the products between rounds and
 //! ran AES-256 slower than four states (`PERFORMANCE.md`).
 //!
@@ -37,7 +36,7 @@
 //! | register | holds |
 //! |---|---|
 //! | zmm0-zmm7 | the AES states of vectors 0-7 (blocks 4k .. 4k + 3) |
-//! | zmm8, zmm9, zmm10 | the unreduced sums: low, middle, high |
+//! | zmm8, zmm9, zmm10 | the unreduced sums: low, middle, high (zeroed at the top of an iteration) |
 //! | zmm11 | the ciphertext vector being hashed; input ^ last round key |
 //! | zmm12 | its halves XORed; reduction temporary |
 //! | zmm29, zmm30, zmm31 | the products (low, high, middle) |
@@ -45,7 +44,7 @@
 //! | xmm14 | the running hash (upper lanes zero) |
 //! | zmm15 | the round key of the round |
 //! | zmm16, zmm17, zmm18, zmm19 | counter byte order, byte reversal, the reduction's constant, the counter step |
-//! | zmm21-zmm28 | the powers, round r's in zmm(20 + r): vector k's (H^(32 - 4k) .. H^(29 - 4k)) in zmm(28 - k) |
+//! | zmm20-zmm27 | the powers: vector k's (H^(32 - 4k) .. H^(29 - 4k)) in zmm(20 + k) |
 //! | `rk` / `pw` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
 //! | `inp` / `out` / `hash` / `n` | this iteration's input, output, hashed blocks; iterations left |
 //!
