@@ -712,6 +712,28 @@ unsafe fn hash_part<V: Lanes, const NV: usize>(
     }
 }
 
+/// `acc` after hashing `pw.len()` whole vectors at `p` (readable for
+/// that many) against the powers `pw`, `acc` added to the first block: one
+/// reduction. Vector 0 (which takes `acc`) last: shortest dependency chain.
+///
+/// # Safety
+/// `V`'s features; `16 L pw.len()` readable bytes at `p`.
+#[inline(always)]
+unsafe fn hash_whole<V: Lanes>(c: &Ctx<V>, p: *const u8, acc: __m128i, pw: &[V]) -> __m128i {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let mut s = (V::zero(), V::zero(), V::zero());
+        for (k, h) in pw.iter().enumerate().rev() {
+            let mut y = V::load(p.add(16 * V::L * k)).shuf(c.rev);
+            if k == 0 {
+                y = y.xor(V::lane0(acc));
+            }
+            mul_acc(&mut s, y, *h);
+        }
+        finish(s, None)
+    }
+}
+
 /// GHASH of the AAD (whole, zero-padded) from zero.
 #[inline(always)]
 unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i {
@@ -723,16 +745,7 @@ unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i 
         let p = aad.as_ptr();
         let mut off = 0;
         while aad.len() - off >= bb {
-            let mut s = (V::zero(), V::zero(), V::zero());
-            // Vector 0 (which takes `acc`) last: shortest dependency chain.
-            for k in (0..V::N).rev() {
-                let mut y = V::load(p.add(off + 16 * V::L * k)).shuf(c.rev);
-                if k == 0 {
-                    y = y.xor(V::lane0(acc));
-                }
-                mul_acc(&mut s, y, pm[k]);
-            }
-            acc = finish(s, None);
+            acc = hash_whole(c, p.add(off), acc, &pm[..V::N]);
             off += bb;
         }
         let r = aad.len() - off;
@@ -977,6 +990,8 @@ unsafe fn body<V: Lanes, const NR: usize>(
         if V::PAIRS && len > PAIRS_FROM {
             let pb = 2 * bb;
             let n2 = (len - 1) / pb;
+            // What the pair loop and its first and last pair are handed.
+            assert!(n2 >= 1 && n2 * pb < len, "whole pairs inside the message");
             // The pair's powers: H^32..H^17 (the batch's times H^16), then
             // the batch's H^16..H^1.
             let h16 = V::bcast(ld(&key.h[NPOW - BATCH]));
@@ -1027,18 +1042,8 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 if n2 > 1 {
                     pairs(&mut c0, &mut acc, inp.add(pb), out.add(pb), out, n2 - 1);
                 }
-                // The hash of the last pair, vector 0 (which takes `acc`)
-                // last.
-                let h = out.add(pb * (n2 - 1));
-                let mut s = (V::zero(), V::zero(), V::zero());
-                for k in (0..MAXN).rev() {
-                    let mut y = V::load(h.add(16 * l * k)).shuf(c.rev);
-                    if k == 0 {
-                        y = y.xor(V::lane0(acc));
-                    }
-                    mul_acc(&mut s, y, pw[k]);
-                }
-                acc = finish(s, None);
+                // The hash of the last pair (written above or by the loop).
+                acc = hash_whole(&c, out.add(pb * (n2 - 1)), acc, &pw);
             } else {
                 pairs(&mut c0, &mut acc, inp, out, inp, n2);
             }
