@@ -17,9 +17,10 @@
 //!
 //! Every message as `bssl speed` does it: 12-byte nonce, 13 bytes of
 //! additional data (a TLS record header), 16-byte tag, in place, the key
-//! set up once. Seal runs on the same buffer again and again; open first
-//! copies the ciphertext back into the buffer (every row alike; a memcpy
-//! per message). Each row is checked against RustCrypto's output first.
+//! set up once. Seal runs on the same buffer again and again; open too,
+//! with nothing copied between messages ([`OpenCycle`]: every open is of a
+//! valid ciphertext and is checked to verify). Each row is checked against
+//! RustCrypto's output first.
 //!
 //! `aws-lc-rs` rows are in the builds with `--cfg speed_peers` (xtask's).
 //!
@@ -70,7 +71,7 @@ const SEAL_COLS: &[Col] = &[
 const OPEN_COLS: &[Col] = SEAL_COLS.split_at(1).1;
 
 const SEAL_CAPTION: &str = "ns per 16-byte seal, then MB/s at N bytes; 13 B AAD, in place";
-const OPEN_CAPTION: &str = "MB/s at N bytes; 13 B AAD, ciphertext copied back before each open";
+const OPEN_CAPTION: &str = "MB/s at N bytes; 13 B AAD, in place, two valid ciphertexts in turn";
 
 const OPENSSL_AEAD_NOTE: &str = "\u{2021} openssl speed -aead -evp aes-N-gcm: per message \
      an EVP init with the IV, 13 B AAD, the text and the tag (seal only); EVP's per-call \
@@ -88,6 +89,35 @@ const SOFTWARE: &str = "aes-gcm-ct software path \u{2020}";
 trait Aead {
     fn seal(&self, buf: &mut [u8]) -> [u8; 16];
     fn open(&self, buf: &mut [u8], tag: &[u8; 16]) -> bool;
+}
+
+/// Open in place again and again without copying a ciphertext back: with
+/// one key and nonce the keystream is the same each time, so opening the
+/// ciphertext `C` of `P` leaves `P`, and `P` is itself the ciphertext of `C`
+/// (sealing `C` gives `P` and a second tag). Opening with the two tags in
+/// turn therefore alternates the buffer between `C` and `P`, each open a
+/// real one that verifies. A copy per message would add the same memcpy to
+/// every row and pull every ratio towards 1.
+struct OpenCycle {
+    /// The tag of `C`, then the tag of `P` as a ciphertext.
+    tags: [[u8; 16]; 2],
+    /// Which of them the buffer's content needs now.
+    next: usize,
+}
+
+impl OpenCycle {
+    /// For a buffer that holds the ciphertext whose tag is `tags[0]`.
+    fn new(tags: [[u8; 16]; 2]) -> Self {
+        Self { tags, next: 0 }
+    }
+
+    /// Open `buf` with `a`; panics if the tag does not verify (a failed
+    /// open may be cheaper, so it must not be timed).
+    #[inline]
+    fn open(&mut self, a: &(impl Aead + ?Sized), buf: &mut [u8]) {
+        assert!(a.open(buf, &self.tags[self.next]), "open failed");
+        self.next ^= 1;
+    }
 }
 
 /// aes-gcm-ct or RustCrypto `aes-gcm` (both through `aead` 0.6).
@@ -190,27 +220,50 @@ fn message(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 29 + 5) as u8).collect()
 }
 
-/// Check `g` against `expect` (ciphertext and tag per size), then measure
-/// it and add its seal and open rows.
-fn add_row(
-    ctx: &mut Ctx,
-    bits: usize,
-    role: Role,
-    name: &str,
-    g: &impl Aead,
-    expect: &[(Vec<u8>, [u8; 16])],
-) {
+/// A reference's answer at one size: the ciphertext of [`message`] and the
+/// [`OpenCycle`] tags (of that ciphertext, and of the message as the
+/// ciphertext of that ciphertext).
+struct Expect {
+    ct: Vec<u8>,
+    tags: [[u8; 16]; 2],
+}
+
+impl Expect {
+    /// `reference`'s answer at `n` bytes.
+    fn new(reference: &(impl Aead + ?Sized), n: usize) -> Self {
+        let mut ct = message(n);
+        let tag = reference.seal(&mut ct);
+        let mut back = ct.clone();
+        let tag2 = reference.seal(&mut back);
+        Self {
+            ct,
+            tags: [tag, tag2],
+        }
+    }
+
+    /// `a` gives this ciphertext and tag, opens it, and opens the message
+    /// with the second tag back into the ciphertext.
+    fn check(&self, a: &(impl Aead + ?Sized), name: &str) -> Result<(), String> {
+        let n = self.ct.len();
+        let mut b = message(n);
+        let sealed = a.seal(&mut b) == self.tags[0] && b == self.ct;
+        let opened = sealed && a.open(&mut b, &self.tags[0]) && b == message(n);
+        let back = opened && a.open(&mut b, &self.tags[1]) && b == self.ct;
+        back.then_some(())
+            .ok_or_else(|| format!("{name}: wrong result at {n} bytes"))
+    }
+}
+
+/// Check `g` against `expect` (one per size), then measure it and add its
+/// seal and open rows.
+fn add_row(ctx: &mut Ctx, bits: usize, role: Role, name: &str, g: &impl Aead, expect: &[Expect]) {
     let (seal_t, open_t) = titles(bits);
     let mut buf = Buf::from(&message(SIZES[SIZES.len() - 1])[..]);
     let (mut seal, mut open) = (Vec::new(), Vec::new());
-    for (&n, (ct, tag)) in SIZES.iter().zip(expect) {
-        let mut b = message(n);
-        assert_eq!(g.seal(&mut b), *tag, "{name}: wrong tag at {n} bytes");
-        assert_eq!(b, *ct, "{name}: wrong ciphertext at {n} bytes");
-        assert!(
-            g.open(&mut b, tag) && b == message(n),
-            "{name}: open failed at {n} bytes"
-        );
+    for (&n, e) in SIZES.iter().zip(expect) {
+        if let Err(e) = e.check(g, name) {
+            panic!("{e}");
+        }
 
         let t = ctx.measure(|| {
             keep(g.seal(keep(&mut buf[..n])));
@@ -219,10 +272,9 @@ fn add_row(
             seal.push(("16ns".to_owned(), t * 1e9));
         }
         seal.push((n.to_string(), n as f64 / t / 1e6));
-        let mbps = ctx.mbps(n, || {
-            buf[..n].copy_from_slice(ct);
-            keep(g.open(keep(&mut buf[..n]), tag));
-        });
+        buf[..n].copy_from_slice(&e.ct);
+        let mut cycle = OpenCycle::new(e.tags);
+        let mbps = ctx.mbps(n, || cycle.open(g, keep(&mut buf[..n])));
         open.push((n.to_string(), mbps));
     }
     ctx.row(&seal_t, role, name, seal);
@@ -242,14 +294,7 @@ where
         unreachable!("key length matches")
     };
     let rc = Rust(rc);
-    let expect: Vec<(Vec<u8>, [u8; 16])> = SIZES
-        .iter()
-        .map(|&n| {
-            let mut b = message(n);
-            let tag = rc.seal(&mut b);
-            (b, tag)
-        })
-        .collect();
+    let expect: Vec<Expect> = SIZES.iter().map(|&n| Expect::new(&rc, n)).collect();
     let new =
         |b: Backend| AesGcm::<A, U12>::new_with_backend(key.as_slice().try_into().ok()?, b).ok();
     let Ok(auto) = AesGcm::<A, U12>::new_from_slice(&key) else {
@@ -523,13 +568,9 @@ fn side_by_side(
     let mut open = vec![Vec::new(); impls.len()];
     let mut bufs = vec![Buf::from(&message(SIZES[SIZES.len() - 1])[..]); impls.len()];
     for &n in &SIZES {
-        let mut ct = message(n);
-        let tag = reference.seal(&mut ct);
+        let e = Expect::new(reference, n);
         for &(a, name, _) in impls {
-            let mut b = message(n);
-            if a.seal(&mut b) != tag || b != ct || !a.open(&mut b, &tag) || b != message(n) {
-                return Err(format!("{name}: wrong result at {n} bytes"));
-            }
+            e.check(a, name)?;
         }
         let t = alternate(ctx, &aeads, &mut bufs, |a, b| {
             keep(a.seal(keep(&mut b[..n])));
@@ -540,11 +581,19 @@ fn side_by_side(
             }
             seal[i].push((n.to_string(), n as f64 / t / 1e6));
         }
-        let (ct, tag) = (&ct, &tag);
-        let t = alternate(ctx, &aeads, &mut bufs, |a, b| {
-            b[..n].copy_from_slice(ct);
-            keep(a.open(keep(&mut b[..n]), tag));
-        });
+        let mut cycles: Vec<OpenCycle> = bufs
+            .iter_mut()
+            .map(|b| {
+                b[..n].copy_from_slice(&e.ct);
+                OpenCycle::new(e.tags)
+            })
+            .collect();
+        let mut fs: Vec<Box<dyn FnMut() + '_>> = aeads
+            .iter()
+            .zip(bufs.iter_mut().zip(&mut cycles))
+            .map(|(&a, (b, c))| Box::new(move || c.open(a, keep(&mut b[..n]))) as Box<dyn FnMut() + '_>)
+            .collect();
+        let t = measure_boxed(ctx, &mut fs);
         for (i, t) in t.into_iter().enumerate() {
             open[i].push((n.to_string(), n as f64 / t / 1e6));
         }
@@ -569,6 +618,11 @@ fn alternate(
         .zip(bufs.iter_mut())
         .map(|(&a, b)| Box::new(move || run(a, b)) as Box<dyn FnMut() + '_>)
         .collect();
+    measure_boxed(ctx, &mut fs)
+}
+
+/// [`Ctx::measure_alternating`] of boxed closures.
+fn measure_boxed(ctx: &Ctx, fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
     let mut refs: Vec<&mut dyn FnMut()> = fs
         .iter_mut()
         .map(|f| &mut **f as &mut dyn FnMut())
