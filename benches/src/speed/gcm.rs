@@ -20,7 +20,9 @@
 //! set up once. Seal runs on the same buffer again and again; open too,
 //! with nothing copied between messages ([`OpenCycle`]: every open is of a
 //! valid ciphertext and is checked to verify). Each row is checked against
-//! RustCrypto's output first.
+//! RustCrypto's output first. A build's rows are measured side by side
+//! ([`side_by_side`]: medians of rounds that run every row in turn), so
+//! load on a shared machine that comes and goes hits them alike.
 //!
 //! `aws-lc-rs` rows are in the builds with `--cfg speed_peers` (xtask's).
 //!
@@ -70,8 +72,10 @@ const SEAL_COLS: &[Col] = &[
 /// The seal columns without the nanoseconds one.
 const OPEN_COLS: &[Col] = SEAL_COLS.split_at(1).1;
 
-const SEAL_CAPTION: &str = "ns per 16-byte seal, then MB/s at N bytes; 13 B AAD, in place";
-const OPEN_CAPTION: &str = "MB/s at N bytes; 13 B AAD, in place, two valid ciphertexts in turn";
+const SEAL_CAPTION: &str =
+    "ns per 16-byte seal, then MB/s at N bytes; 13 B AAD, in place; medians of alternating rounds";
+const OPEN_CAPTION: &str = "MB/s at N bytes; 13 B AAD, in place, two valid ciphertexts in turn; \
+     medians of alternating rounds";
 
 const OPENSSL_AEAD_NOTE: &str = "\u{2021} openssl speed -aead -evp aes-N-gcm: per message \
      an EVP init with the IV, 13 B AAD, the text and the tag (seal only); EVP's per-call \
@@ -254,33 +258,6 @@ impl Expect {
     }
 }
 
-/// Check `g` against `expect` (one per size), then measure it and add its
-/// seal and open rows.
-fn add_row(ctx: &mut Ctx, bits: usize, role: Role, name: &str, g: &impl Aead, expect: &[Expect]) {
-    let (seal_t, open_t) = titles(bits);
-    let mut buf = Buf::from(&message(SIZES[SIZES.len() - 1])[..]);
-    let (mut seal, mut open) = (Vec::new(), Vec::new());
-    for (&n, e) in SIZES.iter().zip(expect) {
-        if let Err(e) = e.check(g, name) {
-            panic!("{e}");
-        }
-
-        let t = ctx.measure(|| {
-            keep(g.seal(keep(&mut buf[..n])));
-        });
-        if n == 16 {
-            seal.push(("16ns".to_owned(), t * 1e9));
-        }
-        seal.push((n.to_string(), n as f64 / t / 1e6));
-        buf[..n].copy_from_slice(&e.ct);
-        let mut cycle = OpenCycle::new(e.tags);
-        let mbps = ctx.mbps(n, || cycle.open(g, keep(&mut buf[..n])));
-        open.push((n.to_string(), mbps));
-    }
-    ctx.row(&seal_t, role, name, seal);
-    ctx.row(&open_t, role, name, open);
-}
-
 fn one_size<A, R>(ctx: &mut Ctx, bits: usize)
 where
     A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Clone + 'static,
@@ -294,7 +271,6 @@ where
         unreachable!("key length matches")
     };
     let rc = Rust(rc);
-    let expect: Vec<Expect> = SIZES.iter().map(|&n| Expect::new(&rc, n)).collect();
     let new =
         |b: Backend| AesGcm::<A, U12>::new_with_backend(key.as_slice().try_into().ok()?, b).ok();
     let Ok(auto) = AesGcm::<A, U12>::new_from_slice(&key) else {
@@ -305,18 +281,20 @@ where
     let rc_soft = "RustCrypto aes-gcm 0.11 soft";
     let ring_name = RING;
 
-    // Forced paths other than the automatic choice (for ratios to ring).
+    // Every row this build measures, measured side by side; forced paths
+    // other than the automatic choice are also named for ratios to ring.
+    let mut impls: Vec<(Box<dyn Aead>, String, Role)> = Vec::new();
     let mut others = Vec::new();
     if ctx.wants(Role::Ours) {
         for b in Backend::available() {
             let Some(g) = new(b) else { continue };
             let name = format!("aes-gcm-ct {}", b.name());
-            add_row(ctx, bits, Role::Ours, &name, &Rust(g), &expect);
             if b != auto.backend() {
-                others.push(name);
+                others.push(name.clone());
             }
+            impls.push((Box::new(Rust(g)), name, Role::Ours));
         }
-        add_row(ctx, bits, Role::Ours, &auto_name, &Rust(auto), &expect);
+        impls.push((Box::new(Rust(auto)), auto_name.clone(), Role::Ours));
     }
     if ctx.opts.soft_build {
         // Automatic selection under this build's cfgs: the software path
@@ -332,67 +310,63 @@ where
                 aes.name(),
                 g.ghash_backend().name()
             ));
-            add_row(ctx, bits, Role::Ours, SOFTWARE, &Rust(g), &expect);
+            impls.push((Box::new(Rust(g)), SOFTWARE.to_owned(), Role::Ours));
         }
     }
-
-    add_row(
-        ctx,
-        bits,
-        Role::Reference,
-        if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto },
-        &rc,
-        &expect,
-    );
+    let Ok(rc_row) = R::new_from_slice(&key) else {
+        unreachable!("key length matches")
+    };
+    let rc_name = if RUSTCRYPTO_SOFT { rc_soft } else { rc_auto };
+    impls.push((Box::new(Rust(rc_row)), rc_name.to_owned(), Role::Reference));
+    if ctx.wants(Role::Other) {
+        impls.push((Box::new(Ring(ring_key(bits, &key))), RING.to_owned(), Role::Other));
+        #[cfg(speed_peers)]
+        impls.push((Box::new(AwsLc(aws_lc_key(bits, &key))), AWS_LC.to_owned(), Role::Other));
+    }
+    let rows: Vec<(&dyn Aead, &str, Role)> = impls
+        .iter()
+        .map(|(a, name, role)| (&**a, name.as_str(), *role))
+        .collect();
+    if let Err(e) = side_by_side(ctx, (&seal_t, &open_t), &rows, &rc) {
+        panic!("{e}");
+    }
 
     let mut openssl = None;
     let mut openssl_masked = None;
-    if ctx.wants(Role::Other) {
-        let ring = Ring(ring_key(bits, &key));
-        add_row(ctx, bits, Role::Other, ring_name, &ring, &expect);
-        #[cfg(speed_peers)]
-        add_row(
-            ctx,
-            bits,
-            Role::Other,
-            AWS_LC,
-            &AwsLc(aws_lc_key(bits, &key)),
-            &expect,
-        );
-
-        if let Some(version) = ctx.openssl_version() {
-            let v = version
-                .split_whitespace()
-                .take(2)
-                .collect::<Vec<_>>()
-                .join(" ");
-            let cipher = format!("aes-{bits}-gcm");
-            let cells = |mbps: Vec<f64>| {
-                let mut c: Vec<(String, f64)> = SIZES
-                    .iter()
-                    .zip(&mbps)
-                    .map(|(n, &v)| (n.to_string(), v))
-                    .collect();
-                c.push(("16ns".to_owned(), 16.0 / mbps[0] * 1e3));
-                c
-            };
-            // Seal only (each OpenSSL row costs 5 s; `-decrypt` would give
-            // open rows): the targets against OpenSSL are seal figures.
-            let name = format!("{v} -aead \u{2021}");
-            if let Some(mbps) = ctx.openssl_with(&cipher, &SIZES, &[], &["-aead"]) {
+    if ctx.wants(Role::Other)
+        && let Some(version) = ctx.openssl_version()
+    {
+        let v = version
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let cipher = format!("aes-{bits}-gcm");
+        let cells = |mbps: Vec<f64>| {
+            let mut c: Vec<(String, f64)> = SIZES
+                .iter()
+                .zip(&mbps)
+                .map(|(n, &v)| (n.to_string(), v))
+                .collect();
+            c.push(("16ns".to_owned(), 16.0 / mbps[0] * 1e3));
+            c
+        };
+        // Seal only (each OpenSSL row costs 5 s; `-decrypt` would give
+        // open rows): the targets against OpenSSL are seal figures.
+        let name = format!("{v} -aead \u{2021}");
+        if let Some(mbps) = ctx.openssl_with(&cipher, &SIZES, &[], &["-aead"]) {
+            ctx.row(&seal_t, Role::Other, &name, cells(mbps));
+            ctx.note(OPENSSL_AEAD_NOTE);
+        }
+        openssl = Some(name);
+        if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+            let name = format!("{v} -aead, no AES-NI *");
+            let env = [("OPENSSL_ia32cap", OPENSSL_NO_AESNI)];
+            if let Some(mbps) = ctx.openssl_with(&cipher, &SIZES, &env, &["-aead"]) {
                 ctx.row(&seal_t, Role::Other, &name, cells(mbps));
-                ctx.note(OPENSSL_AEAD_NOTE);
+                ctx.note(OPENSSL_NO_AESNI_NOTE);
             }
-            openssl = Some(name);
-            if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-                let name = format!("{v} -aead, no AES-NI *");
-                let env = [("OPENSSL_ia32cap", OPENSSL_NO_AESNI)];
-                if let Some(mbps) = ctx.openssl_with(&cipher, &SIZES, &env, &["-aead"]) {
-                    ctx.row(&seal_t, Role::Other, &name, cells(mbps));
-                    ctx.note(OPENSSL_NO_AESNI_NOTE);
-                }
-                openssl_masked = Some(name);
-            }
+            openssl_masked = Some(name);
         }
     }
 
@@ -769,5 +743,55 @@ pub fn run(ctx: &mut Ctx) {
     if !ctx.opts.soft_build {
         ssse3_tables(ctx);
         aesni_tables(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two tags alternate the buffer between the ciphertext and the
+    /// message, for ours and for ring, so every timed open is a real one.
+    #[test]
+    fn open_cycle_alternates() {
+        let key = [7u8; 16];
+        let ours = Rust(aes_gcm_ct::Aes128Gcm::new(&key.into()));
+        let ring = Ring(ring_key(128, &key));
+        for n in [1, 16, 17, 1350] {
+            let e = Expect::new(&ours, n);
+            assert_ne!(e.tags[0], e.tags[1]);
+            for a in [&ours as &dyn Aead, &ring] {
+                assert_eq!(e.check(a, "row"), Ok(()));
+                let mut buf = e.ct.clone();
+                let mut cycle = OpenCycle::new(e.tags);
+                for i in 0..4 {
+                    cycle.open(a, &mut buf);
+                    let want = if i % 2 == 0 { message(n) } else { e.ct.clone() };
+                    assert_eq!(buf, want, "{n} bytes, open {i}");
+                }
+            }
+        }
+    }
+
+    /// An open that does not verify stops the measurement.
+    #[test]
+    #[should_panic(expected = "open failed")]
+    fn open_cycle_refuses_a_failed_open() {
+        let ours = Rust(aes_gcm_ct::Aes128Gcm::new(&[7u8; 16].into()));
+        let e = Expect::new(&ours, 64);
+        let mut buf = e.ct.clone();
+        OpenCycle::new([e.tags[1], e.tags[0]]).open(&ours, &mut buf);
+    }
+
+    /// A row that seals wrongly is reported, not measured.
+    #[test]
+    fn check_reports_a_wrong_row() {
+        let ours = Rust(aes_gcm_ct::Aes128Gcm::new(&[7u8; 16].into()));
+        let other = Rust(aes_gcm_ct::Aes128Gcm::new(&[8u8; 16].into()));
+        let e = Expect::new(&ours, 64);
+        assert_eq!(
+            e.check(&other, "other"),
+            Err("other: wrong result at 64 bytes".to_owned())
+        );
     }
 }
