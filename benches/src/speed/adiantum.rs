@@ -9,11 +9,11 @@
 //! over one 1024-byte chunk per backend, the XChaCha12 keystream over a
 //! 4080-byte message's bulk per backend, scalar Poly1305 over 4080 bytes.
 
-use super::{Buf, Col, Ctx, Role, keep};
+use super::{Buf, Col, Ctx, Measured, Probe, Role, Unit, keep};
 use adiantum_ct::cipher::KeyInit;
 use adiantum_ct::{
     Adiantum, AdiantumXChaCha8, AdiantumXChaCha20, Backend, HPolyC, HPolyCXChaCha8,
-    HPolyCXChaCha20, hazmat,
+    HPolyCXChaCha20, HashVariant, Hbsh, StreamVariant, hazmat,
 };
 
 /// Message sizes in bytes (a 512-byte sector, a 4096-byte page).
@@ -42,31 +42,31 @@ const RUSTCRYPTO_SOFT: bool = cfg!(aes_backend = "soft");
 const KEY: [u8; 32] = [0x42; 32];
 const TWEAK: [u8; 32] = [7; 32];
 
-/// ns at 512 bytes, then MB/s per size, of `encrypt(buffer)`.
-fn cells(ctx: &Ctx, mut encrypt: impl FnMut(&mut [u8])) -> Vec<(String, f64)> {
-    let mut buf = Buf::zeroed(SIZES[SIZES.len() - 1]);
-    let mut out = Vec::new();
-    for n in SIZES {
-        let t = ctx.measure(|| encrypt(keep(&mut buf[..n])));
-        if n == 512 {
-            out.push(("512ns".to_owned(), t * 1e9));
-        }
-        out.push((n.to_string(), n as f64 / t / 1e6));
-    }
-    out
+/// ns at 512 bytes, then MB/s per size, of `encrypt(buffer)`; each probe
+/// with a buffer of its own.
+fn probes<'a>(encrypt: &'a dyn Fn(&mut [u8])) -> Vec<Probe<'a>> {
+    SIZES
+        .iter()
+        .map(|&n| {
+            let mut buf = Buf::zeroed(n);
+            let run = move || encrypt(keep(&mut buf[..]));
+            if n == 512 {
+                Probe::new(&[("512ns", Unit::Ns), ("512", Unit::Mbps(n))], run)
+            } else {
+                Probe::mbps(n, run)
+            }
+        })
+        .collect()
 }
 
-/// adiantum-ct's row of one cipher value, or one row per listed cipher
-/// type (on the automatic backend).
-macro_rules! ours {
-    ($ctx:ident, $c:expr, $name:expr) => {{
-        let c = $c;
-        let cells = cells($ctx, |b| keep(c.encrypt(&TWEAK, b).expect("message length")));
-        $ctx.row(TITLE, Role::Ours, &$name, cells);
-    }};
-    ($ctx:ident; $($t:ty => $name:literal),+ $(,)?) => {
-        $(ours!($ctx, <$t>::new(&KEY.into()), concat!("adiantum-ct ", $name));)+
-    };
+/// An encryption of adiantum-ct's for [`probes`], owning its cipher.
+type Encrypt = Box<dyn Fn(&mut [u8])>;
+
+/// adiantum-ct's encryption with cipher `c`.
+fn ours<S: StreamVariant + 'static, H: HashVariant + 'static>(c: Hbsh<S, H>) -> Encrypt {
+    Box::new(move |b| {
+        c.encrypt(&TWEAK, b).expect("message length");
+    })
 }
 
 /// A part's row: `f` handles `bytes` per call.
@@ -86,18 +86,25 @@ pub fn run(ctx: &mut Ctx) {
         "ns per 512-byte message, then MB/s at N bytes; 32 B tweak, in place",
         COLS,
     );
+    let mut encs: Vec<(String, Role, Encrypt)> = Vec::new();
     if ctx.wants(Role::Ours) {
         for b in Backend::available() {
             let Ok(c) = Adiantum::new_with_backend(&KEY.into(), b) else {
                 continue;
             };
-            ours!(
-                ctx,
-                c,
-                format!("adiantum-ct Adiantum XChaCha12 {}", b.name())
-            );
+            let name = format!("adiantum-ct Adiantum XChaCha12 {}", b.name());
+            encs.push((name, Role::Ours, ours(c)));
         }
-        ours!(ctx;
+        macro_rules! variants {
+            ($($t:ty => $name:literal),+ $(,)?) => {
+                $(encs.push((
+                    concat!("adiantum-ct ", $name).to_owned(),
+                    Role::Ours,
+                    ours(<$t>::new(&KEY.into())),
+                ));)+
+            };
+        }
+        variants!(
             AdiantumXChaCha20 => "Adiantum XChaCha20",
             AdiantumXChaCha8 => "Adiantum XChaCha8",
             HPolyC => "HPolyC XChaCha12",
@@ -109,15 +116,26 @@ pub fn run(ctx: &mut Ctx) {
              reference.",
         );
     }
-
     let rc = adiantum::Cipher::<chacha20::XChaCha12, aes::Aes256>::new(&KEY.into());
-    let cells = cells(ctx, |b| rc.encrypt(b, &TWEAK));
     let name = if RUSTCRYPTO_SOFT {
         "crates.io adiantum 0.2 (XChaCha12), aes soft"
     } else {
         "crates.io adiantum 0.2 (XChaCha12), aes auto"
     };
-    ctx.row(TITLE, Role::Reference, name, cells);
+    encs.push((
+        name.to_owned(),
+        Role::Reference,
+        Box::new(move |b| rc.encrypt(b, &TWEAK)),
+    ));
+    let rows = encs
+        .iter()
+        .map(|(name, role, e)| Measured {
+            name: name.clone(),
+            role: *role,
+            probes: probes(&**e),
+        })
+        .collect();
+    ctx.rows_side_by_side(TITLE, rows);
 
     if ctx.wants(Role::Ours) {
         ctx.table(PARTS, "ns and MB/s per call", PART_COLS);

@@ -17,7 +17,9 @@
 //! `x86_vaes256` backend), both from the `speed-rustcrypto-vaes256` build
 //! (`--avx2-build`, see [`avx2_vs_vaes256`]), merged.
 
-use super::{Buf, Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+use super::{
+    Buf, Col, Ctx, KeyImpl, Measured, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Probe, Role, Unit, keep,
+};
 use cipher::{Array, BlockCipherEncrypt, InnerIvInit, KeyInit, StreamCipher, consts::U16};
 
 /// CTR message sizes in bytes (as `bssl speed` plus 1350, a typical packet).
@@ -39,44 +41,52 @@ const CAPTION: &str = "one block: ns and MB/s; CTR (ctr::Ctr32BE, new IV per mes
 #[allow(unexpected_cfgs)]
 const RUSTCRYPTO_SOFT: bool = cfg!(aes_backend = "soft");
 
-fn cells<C: BlockCipherEncrypt<BlockSize = U16>>(ctx: &Ctx, c: &C) -> Vec<(String, f64)> {
-    let mut out = Vec::new();
+/// One block (ns and MB/s), then CTR through RustCrypto's `ctr` per size,
+/// of `c`; each probe with a buffer of its own.
+fn probes<C: BlockCipherEncrypt<BlockSize = U16>>(c: &C) -> Vec<Probe<'_>> {
     let mut block = Array::<u8, U16>::default();
-    let t = ctx.measure(|| c.encrypt_block(keep(&mut block)));
-    out.push(("blk_ns".to_owned(), t * 1e9));
-    out.push(("blk_mbps".to_owned(), 16.0 / t / 1e6));
-
-    let mut buf = Buf::zeroed(SIZES[SIZES.len() - 1]);
+    let one = Probe::new(
+        &[("blk_ns", Unit::Ns), ("blk_mbps", Unit::Mbps(16))],
+        move || c.encrypt_block(keep(&mut block)),
+    );
     let iv = [0x5au8; 16];
-    for n in SIZES {
-        let mbps = ctx.mbps(n, || {
+    let ctr = SIZES.iter().map(move |&n| {
+        let mut buf = Buf::zeroed(n);
+        Probe::mbps(n, move || {
             let core = ctr::CtrCore::<&C, ctr::flavors::Ctr32BE>::inner_iv_init(c, &iv.into());
             let mut s = ctr::Ctr32BE::<&C>::from_core(core);
-            s.apply_keystream(keep(&mut buf[..n]));
-        });
-        out.push((n.to_string(), mbps));
-    }
-    out
+            s.apply_keystream(keep(&mut buf[..]));
+        })
+    });
+    std::iter::once(one).chain(ctr).collect()
 }
 
-/// CTR cells of aes-ct's own `Ctr32BE` over a borrowed cipher.
-fn own_ctr_cells<C: aes_ct::CtrCipher>(ctx: &Ctx, c: &C) -> Vec<(String, f64)>
+/// CTR probes of aes-ct's own `Ctr32BE` over a borrowed cipher.
+fn own_ctr_probes<C: aes_ct::CtrCipher>(c: &C) -> Vec<Probe<'_>>
 where
     for<'a> &'a C: aes_ct::CtrCipher,
 {
-    let mut buf = Buf::zeroed(SIZES[SIZES.len() - 1]);
     let iv = [0x5au8; 16];
     SIZES
         .iter()
         .map(|&n| {
-            let mbps = ctx.mbps(n, || {
+            let mut buf = Buf::zeroed(n);
+            Probe::mbps(n, move || {
                 let core = aes_ct::CtrCore::<&C>::inner_iv_init(c, &iv.into());
                 let mut s = aes_ct::Ctr32BE::<&C>::from_core(core);
-                s.apply_keystream(keep(&mut buf[..n]));
-            });
-            (n.to_string(), mbps)
+                s.apply_keystream(keep(&mut buf[..]));
+            })
         })
         .collect()
+}
+
+/// A row of `probes`.
+fn row<'a>(name: &str, role: Role, probes: Vec<Probe<'a>>) -> Measured<'a> {
+    Measured {
+        name: name.to_owned(),
+        role,
+        probes,
+    }
 }
 
 fn one_size<A, R>(ctx: &mut Ctx, bits: usize, ours: impl Fn(&[u8], aes_ct::Backend) -> Option<A>)
@@ -89,20 +99,21 @@ where
     ctx.table(&title, CAPTION, COLS);
     let key: Vec<u8> = (0..bits / 8).map(|i| (i * 7 + 1) as u8).collect();
 
-    if ctx.wants(Role::Ours) {
-        for b in aes_ct::Backend::available() {
-            let Some(c) = ours(&key, b) else { continue };
-            let cells = cells(ctx, &c);
-            ctx.row(&title, Role::Ours, &format!("aes-ct {}", b.name()), cells);
-            let cells = own_ctr_cells(ctx, &c);
-            ctx.row(&title, Role::Ours, &format!("aes-ct {}, aes_ct::Ctr32BE", b.name()), cells);
-        }
+    let ciphers: Vec<(aes_ct::Backend, A)> = if ctx.wants(Role::Ours) {
+        aes_ct::Backend::available().filter_map(|b| Some((b, ours(&key, b)?))).collect()
+    } else {
+        Vec::new()
+    };
+    let Ok(rc) = R::new_from_slice(&key) else { unreachable!("key length matches") };
+    let mut rows = Vec::new();
+    for (b, c) in &ciphers {
+        rows.push(row(&format!("aes-ct {}", b.name()), Role::Ours, probes(c)));
+        let name = format!("aes-ct {}, aes_ct::Ctr32BE", b.name());
+        rows.push(row(&name, Role::Ours, own_ctr_probes(c)));
     }
-
-    let Ok(c) = R::new_from_slice(&key) else { unreachable!("key length matches") };
     let name = if RUSTCRYPTO_SOFT { "RustCrypto aes 0.9 soft" } else { "RustCrypto aes 0.9 auto" };
-    let cells = cells(ctx, &c);
-    ctx.row(&title, Role::Reference, name, cells);
+    rows.push(row(name, Role::Reference, probes(&rc)));
+    ctx.rows_side_by_side(&title, rows);
 
     if let Some(version) = ctx.openssl_version() {
         let v = version.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
@@ -223,12 +234,12 @@ where
     if a != b {
         return Err(format!("--avx2-build: AES-{bits} CTR keystreams differ"));
     }
-    let cells_ctr = cells(ctx, &ours);
-    ctx.row(&title, Role::Ours, AVX2_THROUGH_CTR, cells_ctr);
-    let cells_own = own_ctr_cells(ctx, &ours);
-    ctx.row(&title, Role::Ours, AVX2_OWN_CTR, cells_own);
-    let cells_rc = cells(ctx, &rc);
-    ctx.row(&title, Role::Reference, RC_VAES256, cells_rc);
+    let rows = vec![
+        row(AVX2_THROUGH_CTR, Role::Ours, probes(&ours)),
+        row(AVX2_OWN_CTR, Role::Ours, own_ctr_probes(&ours)),
+        row(RC_VAES256, Role::Reference, probes(&rc)),
+    ];
+    ctx.rows_side_by_side(&title, rows);
     Ok(())
 }
 

@@ -6,7 +6,7 @@
 //! `GHashKey::update_padded` (key powers built once), RustCrypto through a
 //! clone of a keyed `GHash` (its per-message state) and `update_padded`.
 
-use super::{Buf, Col, Ctx, Role, keep};
+use super::{Buf, Col, Ctx, Measured, Probe, Role, keep};
 use ghash_ct::{GHash, GHashState, universal_hash::UniversalHash};
 
 /// Message sizes in bytes.
@@ -25,11 +25,11 @@ const RUSTCRYPTO_SOFT: bool = cfg!(polyval_backend = "soft");
 
 const H: [u8; 16] = *b"0123456789abcdef";
 
-/// MB/s per size of `hash(message)`.
-fn cells(ctx: &Ctx, data: &[u8], mut hash: impl FnMut(&[u8])) -> Vec<(String, f64)> {
+/// MB/s per size of `hash(message)`, for a row measured side by side.
+fn probes<'a>(data: &'a [u8], hash: impl Fn(&[u8]) + Copy + 'a) -> Vec<Probe<'a>> {
     SIZES
         .iter()
-        .map(|&n| (n.to_string(), ctx.mbps(n, || hash(keep(&data[..n])))))
+        .map(|&n| Probe::mbps(n, move || hash(keep(&data[..n]))))
         .collect()
 }
 
@@ -40,25 +40,38 @@ pub fn run(ctx: &mut Ctx) {
     let data: Vec<u8> = (0..SIZES[SIZES.len() - 1]).map(|i| (i * 131 + 7) as u8).collect();
     let data = Buf::from(&data[..]);
 
-    if ctx.wants(Role::Ours) {
-        for b in ghash_ct::Backend::available() {
-            let Ok(key) = GHash::new_with_backend(&H.into(), b) else { continue };
-            let k = key.key();
-            let cells = cells(ctx, &data, |m| {
-                let mut st = GHashState::new();
-                k.update_padded(&mut st, m);
-                keep(st.finalize());
-            });
-            ctx.row(title, Role::Ours, &format!("ghash-ct {}", b.name()), cells);
-        }
-    }
-
+    let keys: Vec<(ghash_ct::Backend, GHash)> = if ctx.wants(Role::Ours) {
+        ghash_ct::Backend::available()
+            .filter_map(|b| Some((b, GHash::new_with_backend(&H.into(), b).ok()?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let rc = ghash::GHash::new(&H.into());
-    let cells = cells(ctx, &data, |m| {
-        let mut s = rc.clone();
-        s.update_padded(m);
-        keep(s.finalize());
-    });
+    let mut rows: Vec<Measured<'_>> = keys
+        .iter()
+        .map(|(b, key)| {
+            let k = key.key();
+            Measured {
+                name: format!("ghash-ct {}", b.name()),
+                role: Role::Ours,
+                probes: probes(&data, move |m| {
+                    let mut st = GHashState::new();
+                    k.update_padded(&mut st, m);
+                    keep(st.finalize());
+                }),
+            }
+        })
+        .collect();
     let name = if RUSTCRYPTO_SOFT { "RustCrypto ghash 0.6 soft" } else { "RustCrypto ghash 0.6 auto" };
-    ctx.row(title, Role::Reference, name, cells);
+    rows.push(Measured {
+        name: name.to_owned(),
+        role: Role::Reference,
+        probes: probes(&data, |m| {
+            let mut s = rc.clone();
+            s.update_padded(m);
+            keep(s.finalize());
+        }),
+    });
+    ctx.rows_side_by_side(title, rows);
 }

@@ -4,8 +4,9 @@
 //!
 //! Adding a crate's measurements: write
 //! `benches/src/speed/<name>.rs` with `pub fn run(ctx: &mut Ctx)` (see
-//! `aes.rs`: declare a table, add rows with [`Ctx::row`], use
-//! [`Ctx::measure`] and [`Ctx::openssl`]), then add its name to the
+//! `aes.rs`: declare a table, add rows measured side by side with
+//! [`Ctx::rows_side_by_side`] (or one by one: [`Ctx::row`] of
+//! [`Ctx::measure`]) and [`Ctx::openssl`]), then add its name to the
 //! `suites!` line below. That line is the only other change.
 
 use std::fmt::Write as _;
@@ -239,12 +240,14 @@ impl Ctx {
             .fold(f64::INFINITY, f64::min)
     }
 
-    /// Seconds per call of each of `fs`: each calibrated to `time / reps`
-    /// per round, then [`ROUNDS`] rounds that run every function in turn
-    /// (load that comes and goes hits all of them alike); the median round
-    /// of each.
+    /// Seconds per call of each of `fs`: each calibrated to `time /
+    /// ROUNDS` per round (so each takes `time` in all, as with
+    /// [`Ctx::measure`]), then [`ROUNDS`] rounds that run every function in
+    /// turn; the median round of each. Short rounds keep the functions
+    /// close in time, so load that comes and goes on a shared machine
+    /// slows them alike and their ratios hold.
     pub fn measure_alternating(&self, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
-        let per_rep = self.opts.time.as_secs_f64() / f64::from(self.opts.reps.max(1));
+        let per_rep = self.opts.time.as_secs_f64() / ROUNDS as f64;
         let n: Vec<u64> = fs
             .iter_mut()
             .map(|f| calibrate(&mut **f, per_rep))
@@ -262,6 +265,36 @@ impl Ctx {
                 r[r.len() / 2]
             })
             .collect()
+    }
+
+    /// Add `rows` to `table`, measured side by side: the probes that fill
+    /// the same first column in several rows are timed together
+    /// ([`Ctx::measure_alternating`]), one column after another.
+    pub fn rows_side_by_side(&mut self, table: &str, mut rows: Vec<Measured<'_>>) {
+        let mut keys: Vec<String> = Vec::new();
+        for p in rows.iter().flat_map(|r| &r.probes) {
+            if !keys.contains(&p.cells[0].0) {
+                keys.push(p.cells[0].0.clone());
+            }
+        }
+        let mut cells = vec![Vec::new(); rows.len()];
+        for key in &keys {
+            let mut fills = Vec::new();
+            let mut fs: Vec<&mut dyn FnMut()> = Vec::new();
+            for (i, r) in rows.iter_mut().enumerate() {
+                for Probe { cells, run } in r.probes.iter_mut().filter(|p| p.cells[0].0 == *key) {
+                    fills.push((i, &*cells));
+                    fs.push(&mut **run);
+                }
+            }
+            let t = self.measure_alternating(&mut fs);
+            for ((i, fill), t) in fills.into_iter().zip(t) {
+                cells[i].extend(fill.iter().map(|(k, unit)| (k.clone(), unit.value(t))));
+            }
+        }
+        for (r, c) in rows.iter().zip(cells) {
+            self.row(table, r.role, &r.name, c);
+        }
     }
 
     /// Key setup and key size tables `"<prefix> key setup"` and
@@ -739,6 +772,64 @@ impl Clock {
     }
 }
 
+/// What a probe's seconds per call become in a cell.
+#[derive(Clone, Copy, Debug)]
+pub enum Unit {
+    /// Nanoseconds per call.
+    Ns,
+    /// MB/s, for this many bytes per call.
+    Mbps(usize),
+}
+
+impl Unit {
+    fn value(self, seconds: f64) -> f64 {
+        match self {
+            Unit::Ns => seconds * 1e9,
+            Unit::Mbps(bytes) => bytes as f64 / seconds / 1e6,
+        }
+    }
+}
+
+/// One timed closure of a row and the cells (column key, unit) its time
+/// fills; probes of different rows with the same first column are timed
+/// side by side ([`Ctx::rows_side_by_side`]).
+pub struct Probe<'a> {
+    cells: Vec<(String, Unit)>,
+    run: Box<dyn FnMut() + 'a>,
+}
+
+impl std::fmt::Debug for Probe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Probe")
+            .field("cells", &self.cells)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Probe<'a> {
+    /// `run` fills `cells` (at least one).
+    pub fn new(cells: &[(&str, Unit)], run: impl FnMut() + 'a) -> Self {
+        assert!(!cells.is_empty(), "a probe fills a cell");
+        Self {
+            cells: cells.iter().map(|&(k, u)| (k.to_owned(), u)).collect(),
+            run: Box::new(run),
+        }
+    }
+
+    /// `run` handles `bytes` per call: MB/s in column `bytes`.
+    pub fn mbps(bytes: usize, run: impl FnMut() + 'a) -> Self {
+        Self::new(&[(&bytes.to_string(), Unit::Mbps(bytes))], run)
+    }
+}
+
+/// A row to measure: its name, role and probes.
+#[derive(Debug)]
+pub struct Measured<'a> {
+    pub name: String,
+    pub role: Role,
+    pub probes: Vec<Probe<'a>>,
+}
+
 /// Alignment of every measured buffer (a cache line).
 pub const BUF_ALIGN: usize = 64;
 
@@ -835,6 +926,53 @@ mod tests {
             ctx.row("T", role, name, cells(v));
         }
         ctx
+    }
+
+    /// Side-by-side rows get every cell their probes fill, each from its
+    /// own probe, and no other; every probe ran, alternately with the rest
+    /// of its column.
+    #[test]
+    fn rows_side_by_side_fill_each_rows_cells() {
+        use std::cell::Cell;
+        let mut ctx = Ctx::new(Options {
+            time: Duration::from_millis(9),
+            ..Options::default()
+        });
+        ctx.table("T", "caption", COLS);
+        let calls = [Cell::new(0u64), Cell::new(0), Cell::new(0)];
+        let work = |i: usize, spins: u32| {
+            let c = &calls[i];
+            move || {
+                c.set(c.get() + 1);
+                for k in 0..spins {
+                    keep(k);
+                }
+            }
+        };
+        let rows = vec![
+            Measured {
+                name: "a".into(),
+                role: Role::Ours,
+                probes: vec![
+                    Probe::new(&[("ns", Unit::Ns), ("16", Unit::Mbps(16))], work(0, 10)),
+                    Probe::mbps(1024, work(1, 1000)),
+                ],
+            },
+            Measured {
+                name: "b".into(),
+                role: Role::Reference,
+                probes: vec![Probe::mbps(1024, work(2, 1000))],
+            },
+        ];
+        ctx.rows_side_by_side("T", rows);
+        assert!(calls.iter().all(|c| c.get() > ROUNDS as u64));
+        let ns = ctx.cell("T", "a", "ns").expect("a's ns");
+        let mbps16 = ctx.cell("T", "a", "16").expect("a's 16");
+        assert!(ns > 0.0 && (16.0 / ns * 1e3 - mbps16).abs() < 1e-6 * mbps16);
+        assert!(ctx.cell("T", "a", "1024").is_some_and(|v| v > 0.0));
+        assert!(ctx.cell("T", "b", "1024").is_some_and(|v| v > 0.0));
+        assert_eq!(ctx.cell("T", "b", "ns"), None);
+        assert_eq!(ctx.cell("T", "b", "16"), None);
     }
 
     #[test]
