@@ -18,10 +18,10 @@
 //! Every message as `bssl speed` does it: 12-byte nonce, 13 bytes of
 //! additional data (a TLS record header), 16-byte tag, in place, the key
 //! set up once. Seal runs on the same buffer again and again; open too,
-//! with nothing copied between messages ([`OpenCycle`]: every open is of a
+//! with nothing copied between messages (`OpenCycle`: every open is of a
 //! valid ciphertext and is checked to verify). Each row is checked against
 //! RustCrypto's output first. A build's rows are measured side by side
-//! ([`side_by_side`]: medians of rounds that run every row in turn), so
+//! (`side_by_side`: medians of rounds that run every row in turn), so
 //! load on a shared machine that comes and goes hits them alike.
 //!
 //! `aws-lc-rs` rows are in the builds with `--cfg speed_peers` (xtask's).
