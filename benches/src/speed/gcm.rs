@@ -44,7 +44,9 @@
 //! `speed-ring-novaes`, see [`aesni_vs_ring`]), checked against ring's
 //! own output.
 
-use super::{Buf, Col, Ctx, KeyImpl, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Role, keep};
+use super::{
+    Buf, Col, Ctx, KeyImpl, Measured, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Probe, Role, Unit, keep,
+};
 use aes_gcm_ct::aead::{AeadInOut, KeyInit};
 use aes_gcm_ct::{AesGcm, Backend};
 use cipher::consts::{U12, U16};
@@ -529,79 +531,51 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
 }
 
 /// Seal and open tables `titles` for `impls` (each with its row name and
-/// role), every size measured alternately ([`alternate`]), each checked
-/// first against `reference`'s ciphertext and tag.
-fn side_by_side(
+/// role), measured side by side ([`Ctx::rows_side_by_side`]; every probe
+/// with a buffer of its own), each checked first against `reference`'s
+/// ciphertext and tags ([`Expect`]).
+fn side_by_side<'a>(
     ctx: &mut Ctx,
     (seal_t, open_t): (&str, &str),
-    impls: &[(&dyn Aead, &str, Role)],
+    impls: &[(&'a dyn Aead, &str, Role)],
     reference: &dyn Aead,
 ) -> Result<(), String> {
-    let aeads: Vec<&dyn Aead> = impls.iter().map(|i| i.0).collect();
-    let mut seal = vec![Vec::new(); impls.len()];
-    let mut open = vec![Vec::new(); impls.len()];
-    let mut bufs = vec![Buf::from(&message(SIZES[SIZES.len() - 1])[..]); impls.len()];
-    for &n in &SIZES {
-        let e = Expect::new(reference, n);
+    let expect: Vec<Expect> = SIZES.iter().map(|&n| Expect::new(reference, n)).collect();
+    for e in &expect {
         for &(a, name, _) in impls {
             e.check(a, name)?;
         }
-        let t = alternate(ctx, &aeads, &mut bufs, |a, b| {
-            keep(a.seal(keep(&mut b[..n])));
-        });
-        for (i, t) in t.into_iter().enumerate() {
-            if n == 16 {
-                seal[i].push(("16ns".to_owned(), t * 1e9));
-            }
-            seal[i].push((n.to_string(), n as f64 / t / 1e6));
-        }
-        let mut cycles: Vec<OpenCycle> = bufs
-            .iter_mut()
-            .map(|b| {
-                b[..n].copy_from_slice(&e.ct);
-                OpenCycle::new(e.tags)
-            })
-            .collect();
-        let mut fs: Vec<Box<dyn FnMut() + '_>> = aeads
+    }
+    let rows = |probe: &dyn Fn(&'a dyn Aead, &Expect) -> Probe<'a>| -> Vec<Measured<'a>> {
+        impls
             .iter()
-            .zip(bufs.iter_mut().zip(&mut cycles))
-            .map(|(&a, (b, c))| Box::new(move || c.open(a, keep(&mut b[..n]))) as Box<dyn FnMut() + '_>)
-            .collect();
-        let t = measure_boxed(ctx, &mut fs);
-        for (i, t) in t.into_iter().enumerate() {
-            open[i].push((n.to_string(), n as f64 / t / 1e6));
+            .map(|&(a, name, role)| Measured {
+                name: name.to_owned(),
+                role,
+                probes: expect.iter().map(|e| probe(a, e)).collect(),
+            })
+            .collect()
+    };
+    let seal = rows(&|a, e| {
+        let n = e.ct.len();
+        let mut buf = Buf::from(&message(n)[..]);
+        let run = move || {
+            keep(a.seal(keep(&mut buf[..])));
+        };
+        if n == 16 {
+            Probe::new(&[("16ns", Unit::Ns), ("16", Unit::Mbps(n))], run)
+        } else {
+            Probe::mbps(n, run)
         }
-    }
-    for (i, &(_, name, role)) in impls.iter().enumerate() {
-        ctx.row(seal_t, role, name, std::mem::take(&mut seal[i]));
-        ctx.row(open_t, role, name, std::mem::take(&mut open[i]));
-    }
+    });
+    ctx.rows_side_by_side(seal_t, seal);
+    let open = rows(&|a, e| {
+        let mut buf = Buf::from(&e.ct[..]);
+        let mut cycle = OpenCycle::new(e.tags);
+        Probe::mbps(e.ct.len(), move || cycle.open(a, keep(&mut buf[..])))
+    });
+    ctx.rows_side_by_side(open_t, open);
     Ok(())
-}
-
-/// Measure `run` on each of `impls`, each with its own buffer, alternately
-/// ([`Ctx::measure_alternating`]): seconds per call, in `impls`' order.
-fn alternate(
-    ctx: &mut Ctx,
-    impls: &[&dyn Aead],
-    bufs: &mut [Buf],
-    run: impl Fn(&dyn Aead, &mut Buf) + Copy,
-) -> Vec<f64> {
-    let mut fs: Vec<Box<dyn FnMut() + '_>> = impls
-        .iter()
-        .zip(bufs.iter_mut())
-        .map(|(&a, b)| Box::new(move || run(a, b)) as Box<dyn FnMut() + '_>)
-        .collect();
-    measure_boxed(ctx, &mut fs)
-}
-
-/// [`Ctx::measure_alternating`] of boxed closures.
-fn measure_boxed(ctx: &Ctx, fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
-    let mut refs: Vec<&mut dyn FnMut()> = fs
-        .iter_mut()
-        .map(|f| &mut **f as &mut dyn FnMut())
-        .collect();
-    ctx.measure_alternating(&mut refs)
 }
 
 /// The AES-NI-width tables' titles for a key size: what CPUs with AES-NI
