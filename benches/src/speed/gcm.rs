@@ -21,7 +21,7 @@
 //! with nothing copied between messages (`OpenCycle`: every open is of a
 //! valid ciphertext and is checked to verify). Each row is checked against
 //! RustCrypto's output first. A build's rows are measured side by side
-//! (`side_by_side`: medians of rounds that run every row in turn), so
+//! (`side_by_side`: the best of rounds that run every row in turn), so
 //! load on a shared machine that comes and goes hits them alike.
 //!
 //! `aws-lc-rs` rows are in the builds with `--cfg speed_peers` (xtask's).
@@ -75,9 +75,9 @@ const SEAL_COLS: &[Col] = &[
 const OPEN_COLS: &[Col] = SEAL_COLS.split_at(1).1;
 
 const SEAL_CAPTION: &str =
-    "ns per 16-byte seal, then MB/s at N bytes; 13 B AAD, in place; medians of alternating rounds";
+    "ns per 16-byte seal, then MB/s at N bytes; 13 B AAD, in place; best of alternating rounds";
 const OPEN_CAPTION: &str = "MB/s at N bytes; 13 B AAD, in place, two valid ciphertexts in turn; \
-     medians of alternating rounds";
+     best of alternating rounds";
 
 const OPENSSL_AEAD_NOTE: &str = "\u{2021} openssl speed -aead -evp aes-N-gcm: per message \
      an EVP init with the IV, 13 B AAD, the text and the tag (seal only); EVP's per-call \
@@ -506,11 +506,11 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
         "\u{a7} SSSE3 width: aes-gcm-ct path {}, aes-ct {} with its width hook at 128 bits \
          (SSSE3), ghash-ct {}; ring built by cargo xtask speed from a scratch copy of its \
          crates.io source whose CPU detection clears AES-NI, PCLMULQDQ, VAES and VPCLMULQDQ: \
-         its vpaes AES and constant-time fallback GHASH. Medians of {} alternating rounds.",
+         its vpaes AES and constant-time fallback GHASH. Figures: {}.",
         g.backend().name(),
         aes.name(),
         g.ghash_backend().name(),
-        super::ROUNDS
+        super::ROUNDS_NOTE
     ));
     let ours = Rust(g);
     let ring = Ring(ring_key(128, &key));
@@ -630,10 +630,9 @@ pub fn aesni_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
     ctx.note(&format!(
         "\u{a4} AES-NI width: aes-gcm-ct path {} (forced); ring built by cargo xtask speed \
          from a scratch copy of its crates.io source whose CPU detection clears VAES and \
-         VPCLMULQDQ: its AES-NI path, as on CPUs without VAES. Medians of {} alternating \
-         rounds.",
+         VPCLMULQDQ: its AES-NI path, as on CPUs without VAES. Figures: {}.",
         b.name(),
-        super::ROUNDS
+        super::ROUNDS_NOTE
     ));
     aesni_size::<aes_ct::Aes128>(ctx, b, 128)?;
     aesni_size::<aes_ct::Aes256>(ctx, b, 256)
