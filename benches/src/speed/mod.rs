@@ -27,12 +27,12 @@ suites!(aes, ghash, gcm, adiantum);
 
 pub mod svg;
 
-/// Rounds of [`Ctx::measure_alternating`]: the best of 9 rounds that
+/// Rounds of [`Ctx::measure_alternating`]: the best of 27 rounds that
 /// take every implementation in turn.
-pub const ROUNDS: usize = 9;
+pub const ROUNDS: usize = 27;
 
 /// How a side-by-side figure is taken, for captions and notes.
-pub const ROUNDS_NOTE: &str = "best of 9 alternating rounds";
+pub const ROUNDS_NOTE: &str = "best of 27 alternating rounds";
 
 /// `OPENSSL_ia32cap` value that hides AES-NI and PCLMULQDQ (CPUID.1:ECX
 /// bits 25 and 1) from OpenSSL, and the note for rows measured with it.
