@@ -92,6 +92,16 @@ pub(super) unsafe fn pairs<const NR: usize>(
         asm!(
             r"
             vmovdqa xmm14, xmm14
+            // Vector k's low, high and middle products into zmm`lo`,
+            // zmm`hi`, zmm`mid`, between AES rounds of states 4, 5, 6.
+            .macro vaes512_products lo, hi, mid, k
+                vpclmulqdq zmm\lo, zmm11, zmm2\k, 0x00
+                vaesenc zmm4, zmm4, zmm15
+                vpclmulqdq zmm\hi, zmm11, zmm2\k, 0x11
+                vaesenc zmm5, zmm5, zmm15
+                vpclmulqdq zmm\mid, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
+                vaesenc zmm6, zmm6, zmm15
+            .endm
             .irp c, 16,17,18,19
                 vmovdqa64 zmm\c, zmmword ptr [{cst} + 64*(\c-16)]
             .endr
@@ -125,19 +135,9 @@ pub(super) unsafe fn pairs<const NR: usize>(
                     vaesenc zmm3, zmm3, zmm15
                     vpxorq zmm12, zmm12, zmm11
                     .if \k & 1
-                        vpclmulqdq zmm29, zmm11, zmm2\k, 0x00
-                        vaesenc zmm4, zmm4, zmm15
-                        vpclmulqdq zmm30, zmm11, zmm2\k, 0x11
-                        vaesenc zmm5, zmm5, zmm15
-                        vpclmulqdq zmm31, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
-                        vaesenc zmm6, zmm6, zmm15
+                        vaes512_products 29, 30, 31, \k
                     .else
-                        vpclmulqdq zmm28, zmm11, zmm2\k, 0x00
-                        vaesenc zmm4, zmm4, zmm15
-                        vpclmulqdq zmm11, zmm11, zmm2\k, 0x11
-                        vaesenc zmm5, zmm5, zmm15
-                        vpclmulqdq zmm12, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
-                        vaesenc zmm6, zmm6, zmm15
+                        vaes512_products 28, 11, 12, \k
                         .if \k == 6
                             vpxorq zmm8, zmm29, zmm28
                             vpxorq zmm10, zmm30, zmm11
@@ -186,6 +186,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             add {hash}, 512
             dec {n}
             jnz 2b
+            .purgem vaes512_products
             ",
             rk = in(reg) rk.as_ptr(),
             pw = in(reg) pw.as_ptr(),
