@@ -10,11 +10,11 @@
 //! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
 //! takes 3 `vpclmulqdq` (low halves, high halves, and its XORed halves
 //! against the powers' XORed halves, `LoopConsts::pmx`), the middle sum
-//! settled once per iteration (a multiply competes with the AES rounds for their
-//! pipelines; the swap and XOR that replace one do not). The products of two
-//! vectors go into the sums with one three-way XOR (`vpternlogq`) per sum:
-//! vector XORs also issue to the AES pipelines, so each one saved gives
-//! the rounds time back.
+//! settled once per iteration (a multiply competes with the AES rounds for
+//! their pipelines; the swap and XOR that replace one do not). The products
+//! of two vectors go into the sums with one three-way XOR (`vpternlogq`)
+//! per sum: vector XORs also issue to the AES pipelines, so each one saved
+//! gives the rounds time back.
 //!
 //! Why eight states and not four: a 512-bit `vaesenc`'s latency is about
 //! as long as four of them take to issue, so four states keep the AES
@@ -26,9 +26,10 @@
 //! reduction of each lane and the fold of the four lanes (AES-192/256's
 //! later rounds carry nothing: spreading the products over them measured
 //! no faster, `PERFORMANCE.md`). The last round XORs the round key with
-//! the input first (`aesenclast(x, k) ^ p = aesenclast(x, k ^ p)`). Why by hand: the compiler's schedule of the same
-//! loop (eight states, intrinsics) bunched the products between rounds and
-//! ran AES-256 slower than four states (`PERFORMANCE.md`).
+//! the input first (`aesenclast(x, k) ^ p = aesenclast(x, k ^ p)`). Why by
+//! hand: the compiler's schedule of the same loop (eight states,
+//! intrinsics) bunched the products between rounds and ran AES-256 slower
+//! than four states (`PERFORMANCE.md`).
 //!
 //! Cost per 32 blocks: 8 NR `vaesenc`/`vaesenclast`, 26 `vpclmulqdq`
 //! (24 products, 2 for the reduction), 24 shuffles (8 counter blocks, 8

@@ -70,13 +70,9 @@ fn ours<S: StreamVariant + 'static, H: HashVariant + 'static>(c: Hbsh<S, H>) -> 
 }
 
 /// A part's row: `f` handles `bytes` per call.
-fn part(ctx: &mut Ctx, name: &str, bytes: usize, f: impl FnMut()) {
-    let t = ctx.measure(f);
-    let cells = vec![
-        ("ns".to_owned(), t * 1e9),
-        ("mbps".to_owned(), bytes as f64 / t / 1e6),
-    ];
-    ctx.row(PARTS, Role::Ours, name, cells);
+fn part<'a>(name: String, bytes: usize, f: impl FnMut() + 'a) -> Measured<'a> {
+    let probe = Probe::new(&[("ns", Unit::Ns), ("mbps", Unit::Mbps(bytes))], f);
+    Measured::new(name, Role::Ours, vec![probe])
 }
 
 /// The suite entry point.
@@ -129,45 +125,38 @@ pub fn run(ctx: &mut Ctx) {
     ));
     let rows = encs
         .iter()
-        .map(|(name, role, e)| Measured {
-            name: name.clone(),
-            role: *role,
-            probes: probes(&**e),
-        })
+        .map(|(name, role, e)| Measured::new(name.clone(), *role, probes(&**e)))
         .collect();
     ctx.rows_side_by_side(TITLE, rows);
 
     if ctx.wants(Role::Ours) {
         ctx.table(PARTS, "ns and MB/s per call", PART_COLS);
+        // Each part with data of its own: the rows run side by side.
         let (nh_key, chunk) = ([1u8; 1072], [2u8; 1024]);
-        let mut stream = vec![0u8; 4080];
+        let mut rows = Vec::new();
         for b in Backend::available() {
-            part(
-                ctx,
-                &format!("NH 1024 B, {}", b.name()),
-                chunk.len(),
-                || {
-                    keep(hazmat::nh(b, keep(&nh_key), keep(&chunk)).expect("available backend"));
-                },
-            );
-            part(
-                ctx,
-                &format!("XChaCha12 4080 B, {}", b.name()),
-                stream.len(),
-                || {
-                    let r = hazmat::xchacha_xor::<adiantum_ct::XChaCha12>(
-                        b,
-                        &KEY,
-                        &[0; 24],
-                        0,
-                        keep(&mut stream),
-                    );
-                    keep(r.expect("available backend"));
-                },
-            );
+            let nh = move || {
+                keep(hazmat::nh(b, keep(&nh_key), keep(&chunk)).expect("available backend"));
+            };
+            rows.push(part(format!("NH 1024 B, {}", b.name()), chunk.len(), nh));
+            let mut stream = vec![0u8; 4080];
+            let xor = move || {
+                let r = hazmat::xchacha_xor::<adiantum_ct::XChaCha12>(
+                    b,
+                    &KEY,
+                    &[0; 24],
+                    0,
+                    keep(&mut stream),
+                );
+                keep(r.expect("available backend"));
+            };
+            rows.push(part(format!("XChaCha12 4080 B, {}", b.name()), 4080, xor));
         }
-        part(ctx, "Poly1305 4080 B", stream.len(), || {
+        let stream = vec![0u8; 4080];
+        let poly = move || {
             keep(hazmat::poly1305(&[3; 16], keep(&stream)));
-        });
+        };
+        rows.push(part("Poly1305 4080 B".to_owned(), 4080, poly));
+        ctx.rows_side_by_side(PARTS, rows);
     }
 }

@@ -80,15 +80,6 @@ where
         .collect()
 }
 
-/// A row of `probes`.
-fn row<'a>(name: &str, role: Role, probes: Vec<Probe<'a>>) -> Measured<'a> {
-    Measured {
-        name: name.to_owned(),
-        role,
-        probes,
-    }
-}
-
 fn one_size<A, R>(ctx: &mut Ctx, bits: usize, ours: impl Fn(&[u8], aes_ct::Backend) -> Option<A>)
 where
     A: aes_ct::CtrCipher,
@@ -107,12 +98,12 @@ where
     let Ok(rc) = R::new_from_slice(&key) else { unreachable!("key length matches") };
     let mut rows = Vec::new();
     for (b, c) in &ciphers {
-        rows.push(row(&format!("aes-ct {}", b.name()), Role::Ours, probes(c)));
+        rows.push(Measured::new(format!("aes-ct {}", b.name()), Role::Ours, probes(c)));
         let name = format!("aes-ct {}, aes_ct::Ctr32BE", b.name());
-        rows.push(row(&name, Role::Ours, own_ctr_probes(c)));
+        rows.push(Measured::new(name, Role::Ours, own_ctr_probes(c)));
     }
     let name = if RUSTCRYPTO_SOFT { "RustCrypto aes 0.9 soft" } else { "RustCrypto aes 0.9 auto" };
-    rows.push(row(name, Role::Reference, probes(&rc)));
+    rows.push(Measured::new(name, Role::Reference, probes(&rc)));
     ctx.rows_side_by_side(&title, rows);
 
     if let Some(version) = ctx.openssl_version() {
@@ -235,9 +226,9 @@ where
         return Err(format!("--avx2-build: AES-{bits} CTR keystreams differ"));
     }
     let rows = vec![
-        row(AVX2_THROUGH_CTR, Role::Ours, probes(&ours)),
-        row(AVX2_OWN_CTR, Role::Ours, own_ctr_probes(&ours)),
-        row(RC_VAES256, Role::Reference, probes(&rc)),
+        Measured::new(AVX2_THROUGH_CTR, Role::Ours, probes(&ours)),
+        Measured::new(AVX2_OWN_CTR, Role::Ours, own_ctr_probes(&ours)),
+        Measured::new(RC_VAES256, Role::Reference, probes(&rc)),
     ];
     ctx.rows_side_by_side(&title, rows);
     Ok(())

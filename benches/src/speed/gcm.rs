@@ -510,7 +510,7 @@ fn ssse3_measure(ctx: &mut Ctx) -> Result<(), String> {
         g.backend().name(),
         aes.name(),
         g.ghash_backend().name(),
-        super::ROUNDS_NOTE
+        super::rounds_note()
     ));
     let ours = Rust(g);
     let ring = Ring(ring_key(128, &key));
@@ -549,10 +549,8 @@ fn side_by_side<'a>(
     let rows = |probe: &dyn Fn(&'a dyn Aead, &Expect) -> Probe<'a>| -> Vec<Measured<'a>> {
         impls
             .iter()
-            .map(|&(a, name, role)| Measured {
-                name: name.to_owned(),
-                role,
-                probes: expect.iter().map(|e| probe(a, e)).collect(),
+            .map(|&(a, name, role)| {
+                Measured::new(name, role, expect.iter().map(|e| probe(a, e)).collect())
             })
             .collect()
     };
@@ -632,7 +630,7 @@ pub fn aesni_vs_ring(ctx: &mut Ctx) -> Result<(), String> {
          from a scratch copy of its crates.io source whose CPU detection clears VAES and \
          VPCLMULQDQ: its AES-NI path, as on CPUs without VAES. Figures: {}.",
         b.name(),
-        super::ROUNDS_NOTE
+        super::rounds_note()
     ));
     aesni_size::<aes_ct::Aes128>(ctx, b, 128)?;
     aesni_size::<aes_ct::Aes256>(ctx, b, 256)

@@ -52,26 +52,20 @@ pub fn run(ctx: &mut Ctx) {
         .iter()
         .map(|(b, key)| {
             let k = key.key();
-            Measured {
-                name: format!("ghash-ct {}", b.name()),
-                role: Role::Ours,
-                probes: probes(&data, move |m| {
-                    let mut st = GHashState::new();
-                    k.update_padded(&mut st, m);
-                    keep(st.finalize());
-                }),
-            }
+            let hash = move |m: &[u8]| {
+                let mut st = GHashState::new();
+                k.update_padded(&mut st, m);
+                keep(st.finalize());
+            };
+            Measured::new(format!("ghash-ct {}", b.name()), Role::Ours, probes(&data, hash))
         })
         .collect();
     let name = if RUSTCRYPTO_SOFT { "RustCrypto ghash 0.6 soft" } else { "RustCrypto ghash 0.6 auto" };
-    rows.push(Measured {
-        name: name.to_owned(),
-        role: Role::Reference,
-        probes: probes(&data, |m| {
-            let mut s = rc.clone();
-            s.update_padded(m);
-            keep(s.finalize());
-        }),
-    });
+    let hash = |m: &[u8]| {
+        let mut s = rc.clone();
+        s.update_padded(m);
+        keep(s.finalize());
+    };
+    rows.push(Measured::new(name, Role::Reference, probes(&data, hash)));
     ctx.rows_side_by_side(title, rows);
 }

@@ -5,8 +5,8 @@
 //! Adding a crate's measurements: write
 //! `benches/src/speed/<name>.rs` with `pub fn run(ctx: &mut Ctx)` (see
 //! `aes.rs`: declare a table, add rows measured side by side with
-//! [`Ctx::rows_side_by_side`] (or one by one: [`Ctx::row`] of
-//! [`Ctx::measure`]) and [`Ctx::openssl`]), then add its name to the
+//! [`Ctx::rows_side_by_side`], rows from elsewhere with [`Ctx::row`], and
+//! [`Ctx::openssl`]), then add its name to the
 //! `suites!` line below. That line is the only other change.
 
 use std::fmt::Write as _;
@@ -27,12 +27,14 @@ suites!(aes, ghash, gcm, adiantum);
 
 pub mod svg;
 
-/// Rounds of [`Ctx::measure_alternating`]: the best of 27 rounds that
+/// Rounds of [`Ctx::measure_alternating`]: the best of these rounds that
 /// take every implementation in turn.
 pub const ROUNDS: usize = 27;
 
 /// How a side-by-side figure is taken, for captions and notes.
-pub const ROUNDS_NOTE: &str = "best of 27 alternating rounds";
+pub fn rounds_note() -> String {
+    format!("best of {ROUNDS} alternating rounds")
+}
 
 /// `OPENSSL_ia32cap` value that hides AES-NI and PCLMULQDQ (CPUID.1:ECX
 /// bits 25 and 1) from OpenSSL, and the note for rows measured with it.
@@ -102,11 +104,9 @@ struct Table {
 /// Run options, from the command line.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Time spent on one measurement, split into `reps` short runs of which
-    /// the fastest is kept (many short runs shrug off a busy machine better
-    /// than a few long ones).
+    /// Time spent on one measurement, split into [`ROUNDS`] short rounds
+    /// of which the fastest is kept ([`Ctx::measure_alternating`]).
     pub time: Duration,
-    pub reps: u32,
     /// This run is the soft build's (xtask builds it with
     /// `--cfg aes_backend="soft" --cfg polyval_backend="soft"` and
     /// `--cfg aes_ct_backend="hybrid" --cfg ghash_ct_backend="NAME"`, NAME
@@ -139,7 +139,6 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             time: Duration::from_millis(150),
-            reps: 3,
             soft_build: false,
             ssse3_build: false,
             avx2_build: false,
@@ -233,26 +232,15 @@ impl Ctx {
         }
     }
 
-    /// Seconds per call of `f`: calibrate an iteration count that takes
-    /// `time / reps`, run it `reps` times, keep the fastest.
-    pub fn measure(&self, mut f: impl FnMut()) -> f64 {
-        let per_rep = self.opts.time.as_secs_f64() / f64::from(self.opts.reps.max(1));
-        let n = calibrate(&mut f, per_rep);
-        (0..self.opts.reps.max(1))
-            .map(|_| time_n(&mut f, n) / n as f64)
-            .fold(f64::INFINITY, f64::min)
-    }
-
     /// Seconds per call of each of `fs`: each calibrated to `time /
-    /// ROUNDS` per round (so each takes `time` in all, as with
-    /// [`Ctx::measure`]), then [`ROUNDS`] rounds that run every function in
-    /// turn; the fastest round of each. Short rounds keep the functions
-    /// close in time, so load that comes and goes on a shared machine
-    /// slows them alike. Load only ever slows a round, so the fastest is
-    /// the least disturbed (Chen and Revels, "Robust benchmarking in noisy
-    /// environments", 2016): a median let a burst that lasted through half
-    /// the rounds of one row set its figure (one run measured a one-block
-    /// encryption at 36.9 ns beside its usual 14).
+    /// ROUNDS` per round (so each takes `time` in all), then [`ROUNDS`]
+    /// rounds that run every function in turn; the fastest round of each.
+    /// Short rounds keep the functions close in time, so load that comes
+    /// and goes on a shared machine meets them alike. Load only ever slows
+    /// a round, so the fastest is the least disturbed (Chen and Revels,
+    /// "Robust benchmarking in noisy environments", 2016), where a median
+    /// lets a burst that lasts through half of one function's rounds set
+    /// its figure.
     pub fn measure_alternating(&self, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
         let per_rep = self.opts.time.as_secs_f64() / ROUNDS as f64;
         let n: Vec<u64> = fs
@@ -310,7 +298,7 @@ impl Ctx {
         let size = format!("{prefix} key size");
         self.table(
             &setup,
-            &format!("ns per key setup + drop, {ROUNDS_NOTE}"),
+            &format!("ns per key setup + drop, {}", rounds_note()),
             KEY_SETUP_COLS,
         );
         self.table(
@@ -343,11 +331,6 @@ impl Ctx {
             self.row(&size, k.role, &k.name, c);
         }
         (setup, size)
-    }
-
-    /// MB/s (10^6 bytes per second) for `bytes` per call of `f`.
-    pub fn mbps(&self, bytes: usize, f: impl FnMut()) -> f64 {
-        bytes as f64 / self.measure(f) / 1e6
     }
 
     /// `openssl version`, if OpenSSL measurements are on and it runs.
@@ -834,6 +817,16 @@ pub struct Measured<'a> {
     pub probes: Vec<Probe<'a>>,
 }
 
+impl<'a> Measured<'a> {
+    pub fn new(name: impl Into<String>, role: Role, probes: Vec<Probe<'a>>) -> Self {
+        Self {
+            name: name.into(),
+            role,
+            probes,
+        }
+    }
+}
+
 /// Alignment of every measured buffer (a cache line).
 pub const BUF_ALIGN: usize = 64;
 
@@ -934,7 +927,7 @@ mod tests {
 
     #[test]
     fn rounds_note_names_the_round_count() {
-        assert!(ROUNDS_NOTE.contains(&ROUNDS.to_string()));
+        assert_eq!(rounds_note(), "best of 27 alternating rounds");
     }
 
     /// Side-by-side rows get every cell their probes fill, each from its
@@ -959,19 +952,15 @@ mod tests {
             }
         };
         let rows = vec![
-            Measured {
-                name: "a".into(),
-                role: Role::Ours,
-                probes: vec![
+            Measured::new(
+                "a",
+                Role::Ours,
+                vec![
                     Probe::new(&[("ns", Unit::Ns), ("16", Unit::Mbps(16))], work(0, 10)),
                     Probe::mbps(1024, work(1, 1000)),
                 ],
-            },
-            Measured {
-                name: "b".into(),
-                role: Role::Reference,
-                probes: vec![Probe::mbps(1024, work(2, 1000))],
-            },
+            ),
+            Measured::new("b", Role::Reference, vec![Probe::mbps(1024, work(2, 1000))]),
         ];
         ctx.rows_side_by_side("T", rows);
         assert!(calls.iter().all(|c| c.get() > ROUNDS as u64));
