@@ -99,6 +99,7 @@ fn crypt<C: CtrCipher>(c: &C, ghash: &GHashKey, msg: Msg<'_, '_, '_>) -> Block {
     }
     let Msg {
         j0,
+        counter_public: _,
         aad,
         mut buf,
         encrypt,

@@ -68,6 +68,7 @@ impl BlockCipherEncClosure for Gcm<'_, '_, '_> {
             msg:
                 Msg {
                     j0,
+                    counter_public: _,
                     aad,
                     mut buf,
                     encrypt,

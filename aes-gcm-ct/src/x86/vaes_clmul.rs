@@ -215,7 +215,7 @@ fn crypt512<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let (inp, out) = buf.into_raw();
     // SAFETY: `inp`/`out` are valid for `len` bytes (`InOutBuf`); `Z`
     // needs exactly these features.
-    unsafe { body::<Z, NR>(key, j0, aad, inp, out, len, encrypt) }
+    unsafe { body::<Z, NR>(key, j0, msg.counter_public, aad, inp, out, len, encrypt) }
 }
 
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
@@ -225,7 +225,7 @@ fn crypt256<const NR: usize>(key: &Key, msg: Msg<'_, '_, '_>) -> Block {
     let (inp, out) = buf.into_raw();
     // SAFETY: `inp`/`out` are valid for `len` bytes (`InOutBuf`); `Y`
     // needs exactly these features.
-    unsafe { body::<Y, NR>(key, j0, aad, inp, out, len, encrypt) }
+    unsafe { body::<Y, NR>(key, j0, msg.counter_public, aad, inp, out, len, encrypt) }
 }
 
 /// The one-intrinsic operations of a vector of 128-bit lanes, both widths
@@ -364,7 +364,9 @@ impl Lanes for Z {
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
-            super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
+            let low = super::vaes512_loop::low_byte(st.ctr);
+            let ctr = (st.c0, low);
+            super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, ctr, st.acc, io, n);
         }
     }
     #[inline(always)]
@@ -593,6 +595,10 @@ struct LoopState<'a, V> {
     inc: V,
     /// Vector 0's counter blocks (stepped).
     c0: &'a mut V,
+    /// The counter word of vector 0's first block when the counter is
+    /// public ([`Msg::counter_public`]), else `None`. A loop may branch on
+    /// counter values only through this.
+    ctr: Option<u32>,
     /// The running hash (updated).
     acc: &'a mut __m128i,
     /// The batches' input and output, the blocks they hash, their count.
@@ -605,8 +611,8 @@ struct LoopState<'a, V> {
 /// The constants a hand-scheduled loop (`vaes_avx2_loop.rs`,
 /// `vaes512_loop.rs`) reads, in the order its assembly addresses them, in
 /// vectors from the start: 0 `cswap`, 1 `rev`, 2 `poly`, 3 `inc`, 4 + k
-/// `offs[k]`, 12 + k `pmx[k]`. Karatsuba's middle operands `pmx` are key
-/// material, wiped on drop; the rest is public.
+/// `offs[k]`, 12 + k `pmx[k]`, 20 + k `offs_be[k]`. Karatsuba's middle
+/// operands `pmx` are key material, wiped on drop; the rest is public.
 #[repr(C, align(64))]
 pub(super) struct LoopConsts<V: ct_dispatch::wipe::Zeroable> {
     /// Turns a counter block with a little-endian counter word into the
@@ -623,6 +629,11 @@ pub(super) struct LoopConsts<V: ct_dispatch::wipe::Zeroable> {
     /// Each 64-bit half of every lane holds the XOR of the two halves of
     /// that lane of power vector k.
     pub pmx: [V; MAXN],
+    /// `offs[k]` for real (big-endian) counter blocks: added to the
+    /// counter's lowest byte, the top byte of dword 3. Right only where
+    /// that byte does not carry, which a loop may know only of a public
+    /// counter ([`LoopState::ctr`]).
+    pub offs_be: [V; MAXN],
 }
 
 /// A hand-scheduled loop's constants from its state: `st.inc` and
@@ -641,7 +652,11 @@ unsafe fn loop_consts<V: Lanes>(st: &LoopState<'_, V>) -> LoopConsts<V> {
             inc: st.inc,
             offs: *st.offs,
             pmx: [V::zero(); MAXN],
+            offs_be: [V::zero(); MAXN],
         };
+        for (k, o) in cst.offs_be.iter_mut().enumerate() {
+            *o = V::bcast(_mm_set_epi32(((V::L * k) << 24) as i32, 0, 0, 0));
+        }
         // Filled in place by a plain loop (`array::map`'s closure would be
         // compiled without the caller's target features).
         for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
@@ -877,6 +892,7 @@ unsafe fn ctr_le<V: Lanes>(j0v: __m128i, c: u32) -> V {
 unsafe fn body<V: Lanes, const NR: usize>(
     key: &Key,
     j0: &Block,
+    counter_public: bool,
     aad: &[u8],
     inp: *const u8,
     out: *mut u8,
@@ -959,6 +975,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 offs,
                 inc,
                 c0,
+                ctr: None,
                 acc,
                 inp,
                 out,
@@ -1001,8 +1018,10 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 pw[V::N + k] = pm[k];
             }
             let inc2 = V::bcast(_mm_set_epi32(2 * BATCH as i32, 0, 0, 0));
-            let pairs = |c0: &mut V, acc: &mut __m128i, inp, out, hash, n| {
+            // `first`: the index of the pairs' first block in the text.
+            let pairs = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
                 let (rk, pm, c, offs, inc) = (&rk, &pw, &c, &offs, inc2);
+                let ctr = counter_public.then(|| ctr0.wrapping_add(first as u32));
                 let st = LoopState {
                     rk,
                     pm,
@@ -1010,6 +1029,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     offs,
                     inc,
                     c0,
+                    ctr,
                     acc,
                     inp,
                     out,
@@ -1040,12 +1060,20 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 // The other pairs, each hashing the one before (n2 pairs
                 // of 2 bb bytes fit in `len`).
                 if n2 > 1 {
-                    pairs(&mut c0, &mut acc, inp.add(pb), out.add(pb), out, n2 - 1);
+                    pairs(
+                        &mut c0,
+                        &mut acc,
+                        pb / 16,
+                        inp.add(pb),
+                        out.add(pb),
+                        out,
+                        n2 - 1,
+                    );
                 }
                 // The hash of the last pair (written above or by the loop).
                 acc = hash_whole(&c, out.add(pb * (n2 - 1)), acc, &pw);
             } else {
-                pairs(&mut c0, &mut acc, inp, out, inp, n2);
+                pairs(&mut c0, &mut acc, 0, inp, out, inp, n2);
             }
             ct_dispatch::wipe::wipe_slice(&mut pw);
             off = n2 * pb;
