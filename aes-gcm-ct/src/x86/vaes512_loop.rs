@@ -40,7 +40,7 @@
 //! pipeline. Whether it carries depends on the counter value, so only a
 //! public counter (96-bit nonce) takes that path; with a secret one every
 //! iteration takes the shuffles (the check below fails by construction,
-//! [`low_byte`]).
+//! [`low_byte`](super::vaes_clmul::low_byte)).
 //!
 //! Cost per 32 blocks: 8 NR `vaesenc`/`vaesenclast`, 26 `vpclmulqdq`
 //! (24 products, 2 for the reduction), 17 or 24 shuffles (1 or 8 counter
@@ -64,7 +64,7 @@
 //! | zmm20-zmm27 | the powers: vector k's (H^(32 - 4k) .. H^(29 - 4k)) in zmm(20 + k) |
 //! | `rk` / `pw` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
 //! | `inp` / `out` / `hash` / `n` | this iteration's input, output, hashed blocks; iterations left |
-//! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`]) |
+//! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`](super::vaes_clmul::low_byte)) |
 //!
 //! Constant time: the only branch is the loop's, on the public iteration
 //! count; no memory index depends on data.
@@ -77,19 +77,11 @@ use core::arch::x86_64::{__m128i, __m512i};
 /// without a carry when that byte of `c` is at most this.
 const NO_CARRY_MAX: u32 = 256 - 32;
 
-/// The loop's `low` operand: the lowest byte of a public first counter
-/// `ctr`; for a secret one (`None`) 256, which the loop's check
-/// (`low <= NO_CARRY_MAX`, bits 8 and up untouched by its 8-bit step)
-/// never passes, so no counter value reaches a branch.
-pub(super) fn low_byte(ctr: Option<u32>) -> u32 {
-    ctr.map_or(256, |c| c & 0xff)
-}
-
 /// Encrypt or decrypt `n` iterations of 512 bytes from `inp` to `out`,
 /// each also hashing the 512 bytes at `hash` (stepped by 512 too:
 /// `out - 512` when encrypting, the previous iteration's output; `inp`
 /// when decrypting) into `acc`; `c0` holds vector 0's counter blocks and
-/// is stepped by one iteration each time; `low` is [`low_byte`] of the
+/// is stepped by one iteration each time; `low` is [`low_byte`](super::vaes_clmul::low_byte) of the
 /// first block's counter.
 ///
 /// # Safety

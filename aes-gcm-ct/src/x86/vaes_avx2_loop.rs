@@ -25,9 +25,15 @@
 //! vector) beat schoolbook (4 products) here, though not in the compiled
 //! loop (`PERFORMANCE.md`).
 //!
+//! Counter blocks as in `vaes512_loop.rs`: the offsets are added to the
+//! real blocks when the counter is public and no counter of the batch
+//! carries out of its lowest byte (one shuffle instead of eight), else to
+//! the little-endian form, each vector shuffled.
+//!
 //! Cost per 16 blocks: 8 NR `vaesenc`/`vaesenclast`, 26 `vpclmulqdq`
-//! (24 products, 2 for the reduction), 24 shuffles (8 counter blocks, 8
-//! byte reversals, 8 Karatsuba half swaps), 16 vector loads, 8 stores.
+//! (24 products, 2 for the reduction), 17 or 24 shuffles (1 or 8 counter
+//! blocks, 8 byte reversals, 8 Karatsuba half swaps), 16 vector loads, 8
+//! stores.
 //!
 //! Register plan:
 //!
@@ -42,6 +48,7 @@
 //! | ymm15 | the round key of the round |
 //! | `rk` / `pm` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
 //! | `inp` / `out` / `hash` / `n` | this batch's input, output, hashed blocks; batches left |
+//! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`](super::vaes_clmul::low_byte)) |
 //!
 //! Constant time: the only branch is the loop's, on the public batch
 //! count; no memory index depends on data.
@@ -50,23 +57,29 @@ use super::vaes_clmul::LoopConsts;
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m256i};
 
+/// A batch's 16 counters `c .. c + 15` leave their lowest byte without a
+/// carry when that byte of `c` is at most this.
+const NO_CARRY_MAX: u32 = 256 - 16;
+
 /// Encrypt or decrypt `n` whole batches of 256 bytes from `inp` to `out`,
 /// each iteration also hashing the 256 bytes at `hash` (stepped by 256
 /// too: `out - 256` when encrypting, the previous batch's output; `inp`
 /// when decrypting) into `acc`; `c0` holds vector 0's counter blocks and
-/// is stepped by one batch per iteration.
+/// is stepped by one batch per iteration; `low` is
+/// [`low_byte`](super::vaes_clmul::low_byte) of the first block's counter.
 ///
 /// # Safety
 /// The CPU has AVX2, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash` are
 /// readable and `out` writable for `256 n` bytes; `rk` holds round keys
-/// 0..=`NR`, broadcast to both lanes.
+/// 0..=`NR`, broadcast to both lanes; `cst.offs[k]` and `cst.offs_be[k]`
+/// vector k's counter offsets.
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes,vpclmulqdq")]
 pub(super) unsafe fn batches<const NR: usize>(
     rk: &[__m256i; 15],
     pm: &[__m256i; 8],
     cst: &LoopConsts<__m256i>,
-    c0: &mut __m256i,
+    (c0, low): (&mut __m256i, u32),
     acc: &mut __m128i,
     (inp, out, hash): (*const u8, *mut u8, *const u8),
     n: usize,
@@ -83,14 +96,20 @@ pub(super) unsafe fn batches<const NR: usize>(
             vmovdqa xmm14, xmm14
             2:
             vmovdqa ymm15, ymmword ptr [{rk}]
+            // Counter blocks: offsets added to the real blocks when no
+            // counter carries out of its lowest byte, else the shuffles
+            // (out of line, at 5).
+            cmp {low:e}, {no_carry_max}
+            ja 5f
             vpshufb ymm0, ymm13, ymmword ptr [{cst}]
-            vpxor ymm0, ymm0, ymm15
             .irp k, 1,2,3,4,5,6,7
-                vpaddd ymm\k, ymm13, ymmword ptr [{cst} + 128 + 32*\k]
-                vpshufb ymm\k, ymm\k, ymmword ptr [{cst}]
+                vpaddd ymm\k, ymm0, ymmword ptr [{cst} + 640 + 32*\k]
                 vpxor ymm\k, ymm\k, ymm15
             .endr
+            vpxor ymm0, ymm0, ymm15
+            3:
             vpaddd ymm13, ymm13, ymmword ptr [{cst} + 96]
+            add {low:l}, 16
             .irp i, 1,2,3,4,5,6,7,8,9,10,11,12,13
             .if \i < {nr}
                 vmovdqa ymm15, ymmword ptr [{rk} + 32*\i]
@@ -162,6 +181,17 @@ pub(super) unsafe fn batches<const NR: usize>(
             add {hash}, 256
             dec {n}
             jnz 2b
+            jmp 6f
+            5:
+            vpshufb ymm0, ymm13, ymmword ptr [{cst}]
+            vpxor ymm0, ymm0, ymm15
+            .irp k, 1,2,3,4,5,6,7
+                vpaddd ymm\k, ymm13, ymmword ptr [{cst} + 128 + 32*\k]
+                vpshufb ymm\k, ymm\k, ymmword ptr [{cst}]
+                vpxor ymm\k, ymm\k, ymm15
+            .endr
+            jmp 3b
+            6:
             ",
             rk = in(reg) rk.as_ptr(),
             pm = in(reg) pm.as_ptr(),
@@ -170,7 +200,9 @@ pub(super) unsafe fn batches<const NR: usize>(
             out = inout(reg) out => _,
             hash = inout(reg) hash => _,
             n = inout(reg) n => _,
+            low = inout(reg) low => _,
             nr = const NR,
+            no_carry_max = const NO_CARRY_MAX,
             inout("ymm13") *c0,
             inout("xmm14") *acc,
             out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,

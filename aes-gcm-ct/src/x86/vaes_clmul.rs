@@ -364,7 +364,7 @@ impl Lanes for Z {
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
-            let low = super::vaes512_loop::low_byte(st.ctr);
+            let low = low_byte(st.ctr);
             let ctr = (st.c0, low);
             super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, ctr, st.acc, io, n);
         }
@@ -420,7 +420,8 @@ impl Lanes for Y {
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
-            super::vaes_avx2_loop::batches::<NR>(st.rk, st.pm, &cst, st.c0, st.acc, io, n);
+            let ctr = (st.c0, low_byte(st.ctr));
+            super::vaes_avx2_loop::batches::<NR>(st.rk, st.pm, &cst, ctr, st.acc, io, n);
         }
         true
     }
@@ -634,6 +635,15 @@ pub(super) struct LoopConsts<V: ct_dispatch::wipe::Zeroable> {
     /// that byte does not carry, which a loop may know only of a public
     /// counter ([`LoopState::ctr`]).
     pub offs_be: [V; MAXN],
+}
+
+/// A hand-scheduled loop's `low` operand: the lowest byte of vector 0's
+/// first counter `ctr` when it is public; for a secret one (`None`) 256,
+/// which the loop's check (`low <= 256 - blocks per iteration`, bits 8 and
+/// up untouched by its 8-bit step) never passes, so no counter value
+/// reaches a branch.
+pub(super) fn low_byte(ctr: Option<u32>) -> u32 {
+    ctr.map_or(256, |c| c & 0xff)
 }
 
 /// A hand-scheduled loop's constants from its state: `st.inc` and
@@ -966,8 +976,13 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
         // The hand-scheduled loop of this width, if it has one (false:
         // none, the loops below run the batches).
-        let hand = |c0: &mut V, acc: &mut __m128i, inp, out, hash, n| {
+        // Vector 0's first counter where the loop handed block `first`
+        // starts, when the counter is public (`Msg::counter_public`).
+        let public_ctr = |first: usize| counter_public.then(|| ctr0.wrapping_add(first as u32));
+        // `first`: the index of the batches' first block in the text.
+        let hand = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
             let (rk, pm, c, offs) = (&rk, &pm, &c, &offs);
+            let ctr = public_ctr(first);
             let st = LoopState {
                 rk,
                 pm,
@@ -975,7 +990,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 offs,
                 inc,
                 c0,
-                ctr: None,
+                ctr,
                 acc,
                 inp,
                 out,
@@ -1021,7 +1036,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
             // `first`: the index of the pairs' first block in the text.
             let pairs = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
                 let (rk, pm, c, offs, inc) = (&rk, &pw, &c, &offs, inc2);
-                let ctr = counter_public.then(|| ctr0.wrapping_add(first as u32));
+                let ctr = public_ctr(first);
                 let st = LoopState {
                     rk,
                     pm,
@@ -1107,6 +1122,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     && hand(
                         &mut c0,
                         &mut acc,
+                        off / 16,
                         inp.add(off),
                         out.add(off),
                         out.add(off - bb),
@@ -1162,7 +1178,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 // one (`last` is one batch there), from the first batch.
                 let n = (len - off) / bb;
                 let (i, o) = (inp.add(off), out.add(off));
-                if hand(&mut c0, &mut acc, i, o, i, n) {
+                if hand(&mut c0, &mut acc, off / 16, i, o, i, n) {
                     off += n * bb;
                     break;
                 }
