@@ -103,32 +103,38 @@ const MAXN: usize = 8;
 
 /// Messages longer than this run their batches in pairs where the width
 /// has a pair loop ([`Lanes::hand_pairs`]). Shorter ones stay with single
-/// batches: the pair loop's per-message cost (the pair powers H^32..H^17;
-/// when encrypting, the first pair's AES and the last pair's hash, twice
-/// the single loop's unoverlapped ends) outweighs its faster iterations
-/// there (`PERFORMANCE.md`).
+/// batches: the pair loop's per-message cost (when encrypting, the first
+/// pair's AES and the last pair's hash, twice the single loop's
+/// unoverlapped ends) outweighs its faster iterations there
+/// (`PERFORMANCE.md`).
 const PAIRS_FROM: usize = 4096;
 const _: () = assert!(
     PAIRS_FROM >= 2 * 16 * BATCH,
     "a message over it holds a pair"
 );
 
-/// Number of H powers the key holds (H^20..H^1), then `PAD` zero blocks.
-const NPOW: usize = 20;
+/// Number of H powers the key holds (H^32..H^1, a pair of batches: made
+/// once per key, not per message), then `PAD` zero blocks.
+const NPOW: usize = 2 * BATCH;
 const PAD: usize = 4;
+/// The powers a width without the pair loop makes (H^20..H^1: a batch and
+/// the lengths block, H^17, rounded up to whole vectors); the entries above
+/// stay zero.
+const NPOW_BATCH: usize = 20;
 
-/// Round keys and `h[i]` = H^(20 - i) for i < 20 (POLYVAL form), four zero
-/// blocks after. Wiped with its `AesGcm`.
+/// Round keys and `h[i]` = H^(32 - i) for i < 32 (POLYVAL form; at 256
+/// bits zero for i < 12, `NPOW_BATCH`), four zero blocks after. Wiped with
+/// its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 
 /// The key's powers, `L` at a time: H^1..H^4 by the 128-bit tree of
 /// `aesni_clmul::raise`, then vectors of `L` consecutive powers, each the
 /// product of a lower vector and one broadcast power (H^4, H^8, H^16), so
 /// the vector products form a tree of depth three (five with the 128-bit
-/// levels, the least that reaches H^20): 3 + 16 / L vector products
-/// instead of 16 128-bit ones. The vectors stay in registers, from the
-/// 128-bit powers to the lane-reversed stores into `out`, so no load waits
-/// on a narrower store. Nothing here is wiped: a wipe of the 128-bit
+/// levels, the least that reaches H^32): 28 / L vector products instead of
+/// 28 128-bit ones (up to H^20 where the width has no pair loop: 16 / L).
+/// The vectors stay in registers, from the 128-bit powers to the
+/// lane-reversed stores into `out`, so no load waits on a narrower store. Nothing here is wiped: a wipe of the 128-bit
 /// powers would pin them to the stack, and the first vector would then be
 /// loaded across four narrower stores (a store-forwarding stall on every
 /// key setup); whatever the compiler spills lies in a frame the
@@ -152,7 +158,8 @@ unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
             v[j] = V::from_lanes(l);
             put(out, j, v[j]);
         }
-        for (from, to) in [(4, 8), (8, 16), (16, NPOW)] {
+        let top = if V::PAIRS { NPOW } else { NPOW_BATCH };
+        for (from, to) in [(4, 8), (8, 16), (16, top)] {
             let hb = V::bcast(v[from / V::L - 1].last_lane());
             for i in (from..to).step_by(V::L) {
                 v[i / V::L] = mul_lanes(v[(i - from) / V::L], hb);
@@ -699,7 +706,7 @@ impl<V: Lanes> Ctx<V> {
     #[inline(always)]
     unsafe fn pow(&self, n: usize, last: usize, k: usize) -> V {
         let i = NPOW + 1 - last - n + V::L * k;
-        // SAFETY: i + L <= NPOW + PAD for every call (n <= 16, last >= 1;
+        // SAFETY: i + L <= NPOW + PAD for every call (n <= 32, last >= 1;
         // lanes past the n blocks read the zero padding or higher powers,
         // multiplied by zero blocks).
         unsafe { V::load(self.hp.add(16 * i)) }
@@ -955,8 +962,9 @@ unsafe fn body<V: Lanes, const NR: usize>(
         };
 
         // Counter blocks: built once here (`ctr_le`), then stepped as
-        // vectors only; no scalar counter is kept, so nothing below can
-        // branch on it.
+        // vectors only. The scalar `ctr0` goes no further than
+        // `public_ctr` below, which hands it to a loop only when it is
+        // public, so nothing below can branch on a secret counter.
         let ctr0 = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
         // The loops keep vector 0's counters (`c0`) only, stepped by one
         // 32-bit add of `BATCH` per batch, and make vector k's by adding
@@ -1026,11 +1034,10 @@ unsafe fn body<V: Lanes, const NR: usize>(
             assert!(n2 >= 1 && n2 * pb < len, "whole pairs inside the message");
             // The pair's powers: H^32..H^17 (the batch's times H^16), then
             // the batch's H^16..H^1.
-            let h16 = V::bcast(ld(&key.h[NPOW - BATCH]));
+            // The pair's powers, H^32..H^1.
             let mut pw = [V::zero(); MAXN];
-            for k in 0..V::N {
-                pw[k] = mul_lanes(pm[k], h16);
-                pw[V::N + k] = pm[k];
+            for (k, p) in pw.iter_mut().enumerate() {
+                *p = c.pow(2 * BATCH, 1, k);
             }
             let inc2 = V::bcast(_mm_set_epi32(2 * BATCH as i32, 0, 0, 0));
             // `first`: the index of the pairs' first block in the text.
