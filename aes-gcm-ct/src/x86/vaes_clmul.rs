@@ -134,11 +134,12 @@ pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 /// levels, the least that reaches H^32): 28 / L vector products instead of
 /// 28 128-bit ones (up to H^20 where the width has no pair loop: 16 / L).
 /// The vectors stay in registers, from the 128-bit powers to the
-/// lane-reversed stores into `out`, so no load waits on a narrower store. Nothing here is wiped: a wipe of the 128-bit
-/// powers would pin them to the stack, and the first vector would then be
-/// loaded across four narrower stores (a store-forwarding stall on every
-/// key setup); whatever the compiler spills lies in a frame the
-/// constructor's dead-stack scrub zeroes (`ct-check`'s dead-stack test).
+/// lane-reversed stores into `out`, so no load waits on a narrower store.
+/// Nothing here is wiped: a wipe of the 128-bit powers would pin them to
+/// the stack, and the first vector would then be loaded across four
+/// narrower stores (a store-forwarding stall on every key setup); whatever
+/// the compiler spills lies in a frame the constructor's dead-stack scrub
+/// zeroes (`ct-check`'s dead-stack test).
 #[inline(always)]
 unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     // SAFETY: the trait contract (the CPU features of V) is the caller's;
