@@ -87,14 +87,15 @@ const NO_CARRY_MAX: u32 = 256 - 32;
 /// # Safety
 /// The CPU has AVX-512F/BW, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash`
 /// are readable and `out` writable for `512 n` bytes; `rk` holds round
-/// keys 0..=`NR` broadcast to every lane; `pw[k]` the powers of vector k
-/// and `cst.pmx[k]` their XORed halves; `cst.offs[k]` and `cst.offs_be[k]`
+/// keys 0..=`NR` broadcast to every lane; `pw` is readable for 512 bytes,
+/// the powers of vector k at `64 k` (in the key: any alignment), and
+/// `cst.pmx[k]` their XORed halves; `cst.offs[k]` and `cst.offs_be[k]`
 /// vector k's counter offsets.
 #[inline]
 #[target_feature(enable = "avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq")]
 pub(super) unsafe fn pairs<const NR: usize>(
     rk: &[__m512i; 15],
-    pw: &[__m512i; 8],
+    pw: *const u8,
     cst: &LoopConsts<__m512i>,
     (c0, low): (&mut __m512i, u32),
     acc: &mut __m128i,
@@ -102,8 +103,8 @@ pub(super) unsafe fn pairs<const NR: usize>(
     n: usize,
 ) {
     const { assert!(NR == 10 || NR == 12 || NR == 14) };
-    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], pw,
-    // cst and 512 n bytes from each of `inp` and `hash`, writes 512 n
+    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], 512
+    // bytes at pw, cst and 512 n bytes from each of `inp` and `hash`, writes 512 n
     // bytes to `out`, and touches no other memory and no stack. Its first
     // instruction zeroes the upper lanes of zmm14 (the running hash is
     // XORed into vector 0 as a whole register).
@@ -125,7 +126,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
                 vmovdqa64 zmm\c, zmmword ptr [{cst} + 64*(\c-16)]
             .endr
             .irp k, 0,1,2,3,4,5,6,7
-                vmovdqa64 zmm2\k, zmmword ptr [{pw} + 64*\k]
+                vmovdqu64 zmm2\k, zmmword ptr [{pw} + 64*\k]
             .endr
             2:
             vmovdqa64 zmm15, zmmword ptr [{rk}]
@@ -225,7 +226,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             .purgem vaes512_products
             ",
             rk = in(reg) rk.as_ptr(),
-            pw = in(reg) pw.as_ptr(),
+            pw = in(reg) pw,
             cst = in(reg) cst as *const LoopConsts<__m512i>,
             inp = inout(reg) inp => _,
             out = inout(reg) out => _,

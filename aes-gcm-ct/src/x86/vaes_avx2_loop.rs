@@ -71,13 +71,14 @@ const NO_CARRY_MAX: u32 = 256 - 16;
 /// # Safety
 /// The CPU has AVX2, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash` are
 /// readable and `out` writable for `256 n` bytes; `rk` holds round keys
-/// 0..=`NR`, broadcast to both lanes; `cst.offs[k]` and `cst.offs_be[k]`
-/// vector k's counter offsets.
+/// 0..=`NR`, broadcast to both lanes; `pm` is readable for 256 bytes, the
+/// powers of vector k at `32 k` (in the key: any alignment); `cst.offs[k]`
+/// and `cst.offs_be[k]` vector k's counter offsets.
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes,vpclmulqdq")]
 pub(super) unsafe fn batches<const NR: usize>(
     rk: &[__m256i; 15],
-    pm: &[__m256i; 8],
+    pm: *const u8,
     cst: &LoopConsts<__m256i>,
     (c0, low): (&mut __m256i, u32),
     acc: &mut __m128i,
@@ -85,8 +86,8 @@ pub(super) unsafe fn batches<const NR: usize>(
     n: usize,
 ) {
     const { assert!(NR == 10 || NR == 12 || NR == 14) };
-    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], pm,
-    // cst and 256 n bytes from each of `inp` and `hash`, writes 256 n
+    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], 256
+    // bytes at pm, cst and 256 n bytes from each of `inp` and `hash`, writes 256 n
     // bytes to `out`, and touches no other memory and no stack. Its first
     // instruction zeroes the upper lane of ymm14 (the running hash is
     // XORed into vector 0 as a whole register).
@@ -194,7 +195,7 @@ pub(super) unsafe fn batches<const NR: usize>(
             6:
             ",
             rk = in(reg) rk.as_ptr(),
-            pm = in(reg) pm.as_ptr(),
+            pm = in(reg) pm,
             cst = in(reg) cst as *const LoopConsts<__m256i>,
             inp = inout(reg) inp => _,
             out = inout(reg) out => _,

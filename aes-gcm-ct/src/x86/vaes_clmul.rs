@@ -368,7 +368,9 @@ impl Lanes for Z {
     unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) {
         assert!(st.n >= 1, "the pair loop runs at least one pair");
         // SAFETY: the trait's contract (the features, the byte ranges);
-        // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
+        // `pm` is the key's powers for 8 = `MAXN` vectors (`Ctx::powers`
+        // of the loop's blocks), `offs` has 8 entries, `rk` `NR + 1` or
+        // more.
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
@@ -424,7 +426,9 @@ impl Lanes for Y {
     unsafe fn hand_batches<const NR: usize>(st: LoopState<'_, Self>) -> bool {
         assert!(st.n >= 1, "the hand-scheduled loop runs at least one batch");
         // SAFETY: the trait's contract (the features, the byte ranges);
-        // `pm` and `offs` have 8 = `MAXN` entries, `rk` `NR + 1` or more.
+        // `pm` is the key's powers for 8 = `MAXN` vectors (`Ctx::powers`
+        // of the loop's blocks), `offs` has 8 entries, `rk` `NR + 1` or
+        // more.
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
@@ -595,8 +599,9 @@ unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>
 struct LoopState<'a, V> {
     /// Round keys, broadcast to every lane.
     rk: &'a [V; 15],
-    /// The batch's powers, vector k's for its blocks.
-    pm: &'a [V; MAXN],
+    /// The loop's powers in the key ([`Ctx::powers`]): vector k's for its
+    /// blocks at `16 L k` bytes on.
+    pm: *const u8,
     c: &'a Ctx<V>,
     /// Vector k's counter offset from vector 0's.
     offs: &'a [V; MAXN],
@@ -677,7 +682,8 @@ unsafe fn loop_consts<V: Lanes>(st: &LoopState<'_, V>) -> LoopConsts<V> {
         }
         // Filled in place by a plain loop (`array::map`'s closure would be
         // compiled without the caller's target features).
-        for (x, h) in cst.pmx.iter_mut().zip(st.pm) {
+        for (k, x) in cst.pmx.iter_mut().enumerate() {
+            let h = power_vec::<V>(st.pm, k);
             *x = h.xor(h.swap64());
         }
         cst
@@ -702,6 +708,15 @@ struct Ctx<V> {
 }
 
 impl<V: Lanes> Ctx<V> {
+    /// Where H^n..H^1 start in the key: vector k of them ([`power_vec`])
+    /// holds H^(n - L k - j) in lane j. Loops read their powers there,
+    /// so no copy of them is made.
+    #[inline(always)]
+    fn powers(&self, n: usize) -> *const u8 {
+        assert!(n <= NPOW, "the key holds H^{NPOW}..H^1");
+        self.hp.wrapping_add(16 * (NPOW - n))
+    }
+
     /// Powers for `n` consecutive blocks ending with H^`last`, as vector k
     /// of 4: lane j holds H^(last + n - 1 - (L k + j)).
     #[inline(always)]
@@ -745,23 +760,40 @@ unsafe fn hash_part<V: Lanes, const NV: usize>(
     }
 }
 
-/// `acc` after hashing `pw.len()` whole vectors at `p` (readable for
-/// that many) against the powers `pw`, `acc` added to the first block: one
-/// reduction. Vector 0 (which takes `acc`) last: shortest dependency chain.
+/// Vector `k` of the powers at `p` (from [`Ctx::powers`]).
 ///
 /// # Safety
-/// `V`'s features; `16 L pw.len()` readable bytes at `p`.
+/// `V`'s features; `16 L (k + 1)` readable bytes at `p`.
 #[inline(always)]
-unsafe fn hash_whole<V: Lanes>(c: &Ctx<V>, p: *const u8, acc: __m128i, pw: &[V]) -> __m128i {
+unsafe fn power_vec<V: Lanes>(p: *const u8, k: usize) -> V {
+    // SAFETY: the caller's contract.
+    unsafe { V::load(p.add(16 * V::L * k)) }
+}
+
+/// `acc` after hashing `nv` whole vectors at `p` (readable for that many)
+/// against the powers at `pw` ([`Ctx::powers`]), `acc` added to the first
+/// block: one reduction. Vector 0 (which takes `acc`) last: shortest
+/// dependency chain.
+///
+/// # Safety
+/// `V`'s features; `16 L nv` readable bytes at `p` and at `pw`.
+#[inline(always)]
+unsafe fn hash_whole<V: Lanes>(
+    c: &Ctx<V>,
+    p: *const u8,
+    acc: __m128i,
+    pw: *const u8,
+    nv: usize,
+) -> __m128i {
     // SAFETY: the caller's contract.
     unsafe {
         let mut s = (V::zero(), V::zero(), V::zero());
-        for (k, h) in pw.iter().enumerate().rev() {
+        for k in (0..nv).rev() {
             let mut y = V::load(p.add(16 * V::L * k)).shuf(c.rev);
             if k == 0 {
                 y = y.xor(V::lane0(acc));
             }
-            mul_acc(&mut s, y, *h);
+            mul_acc(&mut s, y, power_vec(pw, k));
         }
         finish(s, None)
     }
@@ -769,7 +801,7 @@ unsafe fn hash_whole<V: Lanes>(c: &Ctx<V>, p: *const u8, acc: __m128i, pw: &[V])
 
 /// GHASH of the AAD (whole, zero-padded) from zero.
 #[inline(always)]
-unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i {
+unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, aad: &[u8]) -> __m128i {
     // SAFETY: the caller's contract (features); all reads are within `aad`.
     unsafe {
         let bb = 16 * BATCH;
@@ -778,7 +810,7 @@ unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, pm: &[V; MAXN], aad: &[u8]) -> __m128i 
         let p = aad.as_ptr();
         let mut off = 0;
         while aad.len() - off >= bb {
-            acc = hash_whole(c, p.add(off), acc, &pm[..V::N]);
+            acc = hash_whole(c, p.add(off), acc, c.powers(BATCH), V::N);
             off += bb;
         }
         let r = aad.len() - off;
@@ -945,21 +977,14 @@ unsafe fn body<V: Lanes, const NR: usize>(
             )),
             hp: key.h.as_ptr().cast::<u8>(),
         };
-        // Powers of the main loop: block j of a batch gets H^(16 - j).
-        // Made only when a batch of AAD or text runs (public lengths): a
-        // short message would pay for their loads, stores and wipes.
-        let batches = aad.len() >= bb || len >= bb;
-        let mut pm = [V::zero(); MAXN];
-        if batches {
-            for (k, p) in pm[..V::N].iter_mut().enumerate() {
-                *p = c.pow(BATCH, 1, k);
-            }
-        }
+        // Powers of the main loop: block j of a batch gets H^(16 - j),
+        // read from the key where used.
+        let pm = c.powers(BATCH);
 
         let mut acc = if aad.is_empty() {
             _mm_setzero_si128()
         } else {
-            hash_aad(&c, &pm, aad)
+            hash_aad(&c, aad)
         };
 
         // Counter blocks: built once here (`ctr_le`), then stepped as
@@ -990,7 +1015,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let public_ctr = |first: usize| counter_public.then(|| ctr0.wrapping_add(first as u32));
         // `first`: the index of the batches' first block in the text.
         let hand = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
-            let (rk, pm, c, offs) = (&rk, &pm, &c, &offs);
+            let (rk, c, offs) = (&rk, &c, &offs);
             let ctr = public_ctr(first);
             let st = LoopState {
                 rk,
@@ -1036,14 +1061,11 @@ unsafe fn body<V: Lanes, const NR: usize>(
             // The pair's powers: H^32..H^17 (the batch's times H^16), then
             // the batch's H^16..H^1.
             // The pair's powers, H^32..H^1.
-            let mut pw = [V::zero(); MAXN];
-            for (k, p) in pw.iter_mut().enumerate() {
-                *p = c.pow(2 * BATCH, 1, k);
-            }
+            let pw = c.powers(2 * BATCH);
             let inc2 = V::bcast(_mm_set_epi32(2 * BATCH as i32, 0, 0, 0));
             // `first`: the index of the pairs' first block in the text.
             let pairs = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
-                let (rk, pm, c, offs, inc) = (&rk, &pw, &c, &offs, inc2);
+                let (rk, pm, c, offs, inc) = (&rk, pw, &c, &offs, inc2);
                 let ctr = public_ctr(first);
                 let st = LoopState {
                     rk,
@@ -1094,11 +1116,10 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     );
                 }
                 // The hash of the last pair (written above or by the loop).
-                acc = hash_whole(&c, out.add(pb * (n2 - 1)), acc, &pw);
+                acc = hash_whole(&c, out.add(pb * (n2 - 1)), acc, pw, MAXN);
             } else {
                 pairs(&mut c0, &mut acc, 0, inp, out, inp, n2);
             }
-            ct_dispatch::wipe::wipe_slice(&mut pw);
             off = n2 * pb;
         }
         if encrypt {
@@ -1154,7 +1175,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     // vector gets a round: NR - 1 >= 9 > N).
                     if have_prev && r <= V::N {
                         let k = V::N - r;
-                        mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
+                        mul_acc(&mut s, prev(off, k, acc, &kept), power_vec(pm, k));
                     }
                 }
                 if have_prev {
@@ -1174,7 +1195,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
             if have_prev {
                 let mut s = (V::zero(), V::zero(), V::zero());
                 for k in (0..V::N).rev() {
-                    mul_acc(&mut s, prev(off, k, acc, &kept), pm[k]);
+                    mul_acc(&mut s, prev(off, k, acc, &kept), power_vec(pm, k));
                 }
                 acc = finish(s, None);
             }
@@ -1218,7 +1239,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                             if k == 0 {
                                 y = y.xor(V::lane0(acc));
                             }
-                            mul_acc(&mut s, y, pm[k]);
+                            mul_acc(&mut s, y, power_vec(pm, k));
                         }
                     }
                 }
@@ -1252,15 +1273,13 @@ unsafe fn body<V: Lanes, const NR: usize>(
         };
         let tag = Block::from(st(_mm_xor_si128(bswap(acc), mask)));
 
-        // Secrets the stack may hold (the round keys and powers, E(J0),
-        // the counters derived from J0, the GHASH state): registers the
+        // Secrets the stack may hold (the round keys, E(J0), the counters
+        // derived from J0, the GHASH state; the powers are read from the
+        // key where used, never copied): registers the
         // compiler spilled are out of reach, named values are not. Only the
         // entries that were filled: the rest still hold the zeros they were
         // made with (a short message pays for every store here).
         ct_dispatch::wipe::wipe_slice(&mut rk[..=NR]);
-        if batches {
-            ct_dispatch::wipe::wipe_slice(&mut pm[..V::N]);
-        }
         wipe(&mut c0);
         wipe(&mut m);
         wipe(&mut mask);
