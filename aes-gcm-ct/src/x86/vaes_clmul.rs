@@ -113,26 +113,23 @@ const _: () = assert!(
     "a message over it holds a pair"
 );
 
-/// Number of H powers the key holds (H^32..H^1, a pair of batches: made
-/// once per key, not per message), then `PAD` zero blocks.
-const NPOW: usize = 2 * BATCH;
+/// Number of H powers the key holds (H^20..H^1: a batch and the lengths
+/// block, H^17, rounded up to whole vectors), then `PAD` zero blocks. The
+/// pair loop's H^32..H^17 are made per message: in the key they would cost
+/// every key setup as much (`PERFORMANCE.md`).
+const NPOW: usize = 20;
 const PAD: usize = 4;
-/// The powers a width without the pair loop makes (H^20..H^1: a batch and
-/// the lengths block, H^17, rounded up to whole vectors); the entries above
-/// stay zero.
-const NPOW_BATCH: usize = 20;
 
-/// Round keys and `h[i]` = H^(32 - i) for i < 32 (POLYVAL form; at 256
-/// bits zero for i < 12, `NPOW_BATCH`), four zero blocks after. Wiped with
-/// its `AesGcm`.
+/// Round keys and `h[i]` = H^(20 - i) for i < 20 (POLYVAL form), four zero
+/// blocks after. Wiped with its `AesGcm`.
 pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 
 /// The key's powers, `L` at a time: H^1..H^4 by the 128-bit tree of
 /// `aesni_clmul::raise`, then vectors of `L` consecutive powers, each the
 /// product of a lower vector and one broadcast power (H^4, H^8, H^16), so
 /// the vector products form a tree of depth three (five with the 128-bit
-/// levels, the least that reaches H^32): 28 / L vector products instead of
-/// 28 128-bit ones (up to H^20 where the width has no pair loop: 16 / L).
+/// levels, the least that reaches H^20): 16 / L vector products instead of
+/// 16 128-bit ones.
 /// The vectors stay in registers, from the 128-bit powers to the
 /// lane-reversed stores into `out`, so no load waits on a narrower store.
 /// Nothing here is wiped: a wipe of the 128-bit powers would pin them to
@@ -159,8 +156,7 @@ unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
             v[j] = V::from_lanes(l);
             put(out, j, v[j]);
         }
-        let top = if V::PAIRS { NPOW } else { NPOW_BATCH };
-        for (from, to) in [(4, 8), (8, 16), (16, top)] {
+        for (from, to) in [(4, 8), (8, 16), (16, NPOW)] {
             let hb = V::bcast(v[from / V::L - 1].last_lane());
             for i in (from..to).step_by(V::L) {
                 v[i / V::L] = mul_lanes(v[(i - from) / V::L], hb);
@@ -368,9 +364,8 @@ impl Lanes for Z {
     unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) {
         assert!(st.n >= 1, "the pair loop runs at least one pair");
         // SAFETY: the trait's contract (the features, the byte ranges);
-        // `pm` is the key's powers for 8 = `MAXN` vectors (`Ctx::powers`
-        // of the loop's blocks), `offs` has 8 entries, `rk` `NR + 1` or
-        // more.
+        // `pm` is the pair's 8 = `MAXN` power vectors (`body`'s `pw`),
+        // `offs` has 8 entries, `rk` `NR + 1` or more.
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
@@ -599,8 +594,9 @@ unsafe fn finish<V: Lanes>(s: Acc<V>, extra: Option<(__m128i, __m128i, __m128i)>
 struct LoopState<'a, V> {
     /// Round keys, broadcast to every lane.
     rk: &'a [V; 15],
-    /// The loop's powers in the key ([`Ctx::powers`]): vector k's for its
-    /// blocks at `16 L k` bytes on.
+    /// The loop's powers, vector k's for its blocks at `16 L k` bytes on:
+    /// in the key ([`Ctx::powers`]) for a batch, a per-message copy
+    /// (wiped by `body`) for a pair.
     pm: *const u8,
     c: &'a Ctx<V>,
     /// Vector k's counter offset from vector 0's.
@@ -722,7 +718,7 @@ impl<V: Lanes> Ctx<V> {
     #[inline(always)]
     unsafe fn pow(&self, n: usize, last: usize, k: usize) -> V {
         let i = NPOW + 1 - last - n + V::L * k;
-        // SAFETY: i + L <= NPOW + PAD for every call (n <= 32, last >= 1;
+        // SAFETY: i + L <= NPOW + PAD for every call (n <= 16, last >= 1;
         // lanes past the n blocks read the zero padding or higher powers,
         // multiplied by zero blocks).
         unsafe { V::load(self.hp.add(16 * i)) }
@@ -1059,13 +1055,19 @@ unsafe fn body<V: Lanes, const NR: usize>(
             // What the pair loop and its first and last pair are handed.
             assert!(n2 >= 1 && n2 * pb < len, "whole pairs inside the message");
             // The pair's powers: H^32..H^17 (the batch's times H^16), then
-            // the batch's H^16..H^1.
-            // The pair's powers, H^32..H^1.
-            let pw = c.powers(2 * BATCH);
+            // the batch's H^16..H^1; a copy the loop reads, wiped below.
+            let h16 = V::bcast(ld(&key.h[NPOW - BATCH]));
+            let mut pw = [V::zero(); MAXN];
+            for k in 0..V::N {
+                let p = power_vec::<V>(pm, k);
+                pw[k] = mul_lanes(p, h16);
+                pw[V::N + k] = p;
+            }
+            let pwp = pw.as_ptr().cast::<u8>();
             let inc2 = V::bcast(_mm_set_epi32(2 * BATCH as i32, 0, 0, 0));
             // `first`: the index of the pairs' first block in the text.
             let pairs = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
-                let (rk, pm, c, offs, inc) = (&rk, pw, &c, &offs, inc2);
+                let (rk, pm, c, offs, inc) = (&rk, pwp, &c, &offs, inc2);
                 let ctr = public_ctr(first);
                 let st = LoopState {
                     rk,
@@ -1116,10 +1118,11 @@ unsafe fn body<V: Lanes, const NR: usize>(
                     );
                 }
                 // The hash of the last pair (written above or by the loop).
-                acc = hash_whole(&c, out.add(pb * (n2 - 1)), acc, pw, MAXN);
+                acc = hash_whole(&c, out.add(pb * (n2 - 1)), acc, pwp, MAXN);
             } else {
                 pairs(&mut c0, &mut acc, 0, inp, out, inp, n2);
             }
+            ct_dispatch::wipe::wipe_slice(&mut pw);
             off = n2 * pb;
         }
         if encrypt {
@@ -1274,8 +1277,8 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let tag = Block::from(st(_mm_xor_si128(bswap(acc), mask)));
 
         // Secrets the stack may hold (the round keys, E(J0), the counters
-        // derived from J0, the GHASH state; the powers are read from the
-        // key where used, never copied): registers the
+        // derived from J0, the GHASH state; the batch powers are read from
+        // the key where used, the pair powers wiped above): registers the
         // compiler spilled are out of reach, named values are not. Only the
         // entries that were filled: the rest still hold the zeros they were
         // made with (a short message pays for every store here).
