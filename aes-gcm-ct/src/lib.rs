@@ -698,7 +698,7 @@ where
 }
 
 /// A counter declared public may steer a path's counter-block code (the
-/// 512-bit pair loop adds its offsets to real blocks where no counter
+/// VAES main loops add their offsets to real blocks where no counter
 /// carries out of its lowest byte). A real public counter starts at 2, so
 /// messages reach only a few of the lowest byte's values at a loop's
 /// entry; here J0s with every lowest byte, and near the 32-bit wrap, are

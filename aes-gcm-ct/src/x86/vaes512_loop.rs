@@ -66,8 +66,10 @@
 //! | `inp` / `out` / `hash` / `n` | this iteration's input, output, hashed blocks; iterations left |
 //! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`](super::vaes_clmul::low_byte)) |
 //!
-//! Constant time: the only branch is the loop's, on the public iteration
-//! count; no memory index depends on data.
+//! Constant time: two branches, the loop's on the public iteration count
+//! and the counter blocks' on `low`, which is a counter value only when
+//! the counter is public (96-bit nonce) and a constant otherwise; no
+//! memory index depends on data.
 
 use super::vaes_clmul::LoopConsts;
 use core::arch::asm;
@@ -81,15 +83,15 @@ const NO_CARRY_MAX: u32 = 256 - 32;
 /// each also hashing the 512 bytes at `hash` (stepped by 512 too:
 /// `out - 512` when encrypting, the previous iteration's output; `inp`
 /// when decrypting) into `acc`; `c0` holds vector 0's counter blocks and
-/// is stepped by one iteration each time; `low` is [`low_byte`](super::vaes_clmul::low_byte) of the
-/// first block's counter.
+/// is stepped by one iteration each time; `low` is
+/// [`low_byte`](super::vaes_clmul::low_byte) of the first block's counter.
 ///
 /// # Safety
 /// The CPU has AVX-512F/BW, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash`
 /// are readable and `out` writable for `512 n` bytes; `rk` holds round
 /// keys 0..=`NR` broadcast to every lane; `pw` is readable for 512 bytes,
-/// the powers of vector k at `64 k` (in the key: any alignment), and
-/// `cst.pmx[k]` their XORed halves; `cst.offs[k]` and `cst.offs_be[k]`
+/// the powers of vector k at `64 k` (any alignment), and `cst.pmx[k]`
+/// their XORed halves; `cst.offs[k]` and `cst.offs_be[k]`
 /// vector k's counter offsets.
 #[inline]
 #[target_feature(enable = "avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq")]
@@ -104,8 +106,9 @@ pub(super) unsafe fn pairs<const NR: usize>(
 ) {
     const { assert!(NR == 10 || NR == 12 || NR == 14) };
     // SAFETY: the caller's contract; the assembly reads rk[0..=NR], 512
-    // bytes at pw, cst and 512 n bytes from each of `inp` and `hash`, writes 512 n
-    // bytes to `out`, and touches no other memory and no stack. Its first
+    // bytes at pw, cst and 512 n bytes from each of `inp` and `hash`,
+    // writes 512 n bytes to `out`, and touches no other memory and no
+    // stack. Its first
     // instruction zeroes the upper lanes of zmm14 (the running hash is
     // XORed into vector 0 as a whole register).
     unsafe {

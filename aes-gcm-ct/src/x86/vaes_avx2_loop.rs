@@ -50,8 +50,10 @@
 //! | `inp` / `out` / `hash` / `n` | this batch's input, output, hashed blocks; batches left |
 //! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`](super::vaes_clmul::low_byte)) |
 //!
-//! Constant time: the only branch is the loop's, on the public batch
-//! count; no memory index depends on data.
+//! Constant time: two branches, the loop's on the public batch count and
+//! the counter blocks' on `low`, which is a counter value only when the
+//! counter is public (96-bit nonce) and a constant otherwise; no memory
+//! index depends on data.
 
 use super::vaes_clmul::LoopConsts;
 use core::arch::asm;

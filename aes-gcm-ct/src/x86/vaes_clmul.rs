@@ -129,14 +129,13 @@ pub(crate) type Key = crate::backend::FusedKey<{ NPOW + PAD }>;
 /// product of a lower vector and one broadcast power (H^4, H^8, H^16), so
 /// the vector products form a tree of depth three (five with the 128-bit
 /// levels, the least that reaches H^20): 16 / L vector products instead of
-/// 16 128-bit ones.
-/// The vectors stay in registers, from the 128-bit powers to the
-/// lane-reversed stores into `out`, so no load waits on a narrower store.
-/// Nothing here is wiped: a wipe of the 128-bit powers would pin them to
-/// the stack, and the first vector would then be loaded across four
-/// narrower stores (a store-forwarding stall on every key setup); whatever
-/// the compiler spills lies in a frame the constructor's dead-stack scrub
-/// zeroes (`ct-check`'s dead-stack test).
+/// 16 128-bit ones. The vectors stay in registers, from the 128-bit powers
+/// to the lane-reversed stores into `out`, so no load waits on a narrower
+/// store. Nothing here is wiped: a wipe of the 128-bit powers would pin
+/// them to the stack, and the first vector would then be loaded across
+/// four narrower stores (a store-forwarding stall on every key setup);
+/// whatever the compiler spills lies in a frame the constructor's
+/// dead-stack scrub zeroes (`ct-check`'s dead-stack test).
 #[inline(always)]
 unsafe fn powers_v<V: Lanes>(h1: u128, out: &mut [[u8; 16]; NPOW + PAD]) {
     // SAFETY: the trait contract (the CPU features of V) is the caller's;
@@ -705,8 +704,8 @@ struct Ctx<V> {
 
 impl<V: Lanes> Ctx<V> {
     /// Where H^n..H^1 start in the key: vector k of them ([`power_vec`])
-    /// holds H^(n - L k - j) in lane j. Loops read their powers there,
-    /// so no copy of them is made.
+    /// holds H^(n - L k - j) in lane j. The batch loops and the hashing
+    /// read their powers there, so no copy of them is made.
     #[inline(always)]
     fn powers(&self, n: usize) -> *const u8 {
         assert!(n <= NPOW, "the key holds H^{NPOW}..H^1");
