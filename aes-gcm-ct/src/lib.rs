@@ -659,6 +659,7 @@ pub(crate) struct Msg<'a, 'i, 'o> {
     /// counter value follows from the block index alone). Only then may a
     /// path branch on a counter value; otherwise J0 = GHASH_H(nonce) and
     /// the counters are secret.
+    #[allow(dead_code, reason = "read by the x86_64 VAES paths only")]
     pub(crate) counter_public: bool,
     pub(crate) aad: &'a [u8],
     pub(crate) buf: InOutBuf<'i, 'o, u8>,
