@@ -91,8 +91,8 @@ const NO_CARRY_MAX: u32 = 256 - 32;
 /// are readable and `out` writable for `512 n` bytes; `rk` holds round
 /// keys 0..=`NR` broadcast to every lane; `pw` is readable for 512 bytes,
 /// the powers of vector k at `64 k` (any alignment), and `cst.pmx[k]`
-/// their XORed halves; `cst.offs[k]` and `cst.offs_be[k]`
-/// vector k's counter offsets.
+/// their XORed halves; `cst.offs[k]` and `cst.offs_be[k]` vector k's
+/// counter offsets.
 #[inline]
 #[target_feature(enable = "avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq")]
 pub(super) unsafe fn pairs<const NR: usize>(

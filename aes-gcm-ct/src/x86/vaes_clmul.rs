@@ -368,8 +368,7 @@ impl Lanes for Z {
         unsafe {
             let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
-            let low = low_byte(st.ctr);
-            let ctr = (st.c0, low);
+            let ctr = (st.c0, low_byte(st.ctr));
             super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, ctr, st.acc, io, n);
         }
     }
@@ -703,24 +702,26 @@ struct Ctx<V> {
 }
 
 impl<V: Lanes> Ctx<V> {
-    /// Where H^n..H^1 start in the key: vector k of them ([`power_vec`])
-    /// holds H^(n - L k - j) in lane j. The batch loops and the hashing
+    /// Where the powers for `n` consecutive blocks ending with H^`last`
+    /// start in the key: vector k of them ([`power_vec`]) holds
+    /// H^(last + n - 1 - (L k + j)) in lane j. The loops and the hashing
     /// read their powers there, so no copy of them is made.
     #[inline(always)]
-    fn powers(&self, n: usize) -> *const u8 {
-        assert!(n <= NPOW, "the key holds H^{NPOW}..H^1");
-        self.hp.wrapping_add(16 * (NPOW - n))
+    fn powers(&self, n: usize, last: usize) -> *const u8 {
+        assert!(
+            last >= 1 && last + n <= NPOW + 1,
+            "the key holds H^{NPOW}..H^1"
+        );
+        self.hp.wrapping_add(16 * (NPOW + 1 - last - n))
     }
 
-    /// Powers for `n` consecutive blocks ending with H^`last`, as vector k
-    /// of 4: lane j holds H^(last + n - 1 - (L k + j)).
+    /// Vector k of [`Ctx::powers`]`(n, last)`.
     #[inline(always)]
     unsafe fn pow(&self, n: usize, last: usize, k: usize) -> V {
-        let i = NPOW + 1 - last - n + V::L * k;
-        // SAFETY: i + L <= NPOW + PAD for every call (n <= 16, last >= 1;
-        // lanes past the n blocks read the zero padding or higher powers,
-        // multiplied by zero blocks).
-        unsafe { V::load(self.hp.add(16 * i)) }
+        // SAFETY: the vector ends inside the key's NPOW + PAD entries for
+        // every call (n <= 16, last >= 1; lanes past the n blocks read the
+        // zero padding or higher powers, multiplied by zero blocks).
+        unsafe { power_vec(self.powers(n, last), k) }
     }
 }
 
@@ -805,7 +806,7 @@ unsafe fn hash_aad<V: Lanes>(c: &Ctx<V>, aad: &[u8]) -> __m128i {
         let p = aad.as_ptr();
         let mut off = 0;
         while aad.len() - off >= bb {
-            acc = hash_whole(c, p.add(off), acc, c.powers(BATCH), V::N);
+            acc = hash_whole(c, p.add(off), acc, c.powers(BATCH, 1), V::N);
             off += bb;
         }
         let r = aad.len() - off;
@@ -974,7 +975,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
         };
         // Powers of the main loop: block j of a batch gets H^(16 - j),
         // read from the key where used.
-        let pm = c.powers(BATCH);
+        let pm = c.powers(BATCH, 1);
 
         let mut acc = if aad.is_empty() {
             _mm_setzero_si128()

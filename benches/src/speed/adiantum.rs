@@ -18,6 +18,9 @@ use adiantum_ct::{
 
 /// Message sizes in bytes (a 512-byte sector, a 4096-byte page).
 const SIZES: [usize; 2] = [512, 4096];
+/// The bulk of a 4096-byte message (its last 16 bytes are hashed apart),
+/// the length the parts table streams and hashes.
+const BULK: usize = 4080;
 
 #[rustfmt::skip]
 const COLS: &[Col] = &[
@@ -139,7 +142,7 @@ pub fn run(ctx: &mut Ctx) {
                 keep(hazmat::nh(b, keep(&nh_key), keep(&chunk)).expect("available backend"));
             };
             rows.push(part(format!("NH 1024 B, {}", b.name()), chunk.len(), nh));
-            let mut stream = vec![0u8; 4080];
+            let mut stream = vec![0u8; BULK];
             let xor = move || {
                 let r = hazmat::xchacha_xor::<adiantum_ct::XChaCha12>(
                     b,
@@ -150,13 +153,13 @@ pub fn run(ctx: &mut Ctx) {
                 );
                 keep(r.expect("available backend"));
             };
-            rows.push(part(format!("XChaCha12 4080 B, {}", b.name()), 4080, xor));
+            rows.push(part(format!("XChaCha12 {BULK} B, {}", b.name()), BULK, xor));
         }
-        let stream = vec![0u8; 4080];
+        let stream = vec![0u8; BULK];
         let poly = move || {
             keep(hazmat::poly1305(&[3; 16], keep(&stream)));
         };
-        rows.push(part("Poly1305 4080 B".to_owned(), 4080, poly));
+        rows.push(part(format!("Poly1305 {BULK} B"), BULK, poly));
         ctx.rows_side_by_side(PARTS, rows);
     }
 }
