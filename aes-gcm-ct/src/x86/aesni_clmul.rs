@@ -205,12 +205,15 @@ fn reduce_karatsuba((lo, mid, hi): (__m128i, __m128i, __m128i)) -> __m128i {
 }
 
 /// The Montgomery reduction's constant (POLYVAL's polynomial, as RFC 8452
-/// appendix A multiplies by it): every reduction here and in the VAES
-/// paths takes it from here.
+/// appendix A multiplies by it) as little-endian dwords: every reduction
+/// here and in the VAES paths takes it from here.
+pub(super) const POLY: [u32; 4] = [1, 0, 0, 0xc200_0000];
+
+/// [`POLY`] in a register.
 #[inline(always)]
 pub(super) fn poly() -> __m128i {
-    // SAFETY: SSE2 is part of x86_64.
-    unsafe { _mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1) }
+    // SAFETY: SSE2 is part of x86_64; `POLY` is 16 readable bytes.
+    unsafe { _mm_loadu_si128(POLY.as_ptr().cast()) }
 }
 
 /// Montgomery reduction: (hi:lo) * x^-128 mod P (POLYVAL).

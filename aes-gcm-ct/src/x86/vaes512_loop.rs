@@ -9,7 +9,7 @@
 //! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
 //! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
 //! takes 3 `vpclmulqdq` (low halves, high halves, and its XORed halves
-//! against the powers' XORed halves, `LoopConsts::pmx`), the middle sum
+//! against the powers' XORed halves, which follow the powers), the middle sum
 //! settled once per iteration (a multiply competes with the AES rounds for
 //! their pipelines; the swap and XOR that replace one do not). The products
 //! of two vectors go into the sums with one three-way XOR (`vpternlogq`)
@@ -62,7 +62,7 @@
 //! | zmm15 | the round key of the round |
 //! | zmm16, zmm17, zmm18, zmm19 | counter byte order, byte reversal, the reduction's constant, the counter step |
 //! | zmm20-zmm27 | the powers: vector k's (H^(32 - 4k) .. H^(29 - 4k)) in zmm(20 + k) |
-//! | `rk` / `pw` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
+//! | `rk` / `pw` / `cst` | round keys; powers, then their XORed halves; the loop's constants ([`LoopConsts`], static) |
 //! | `inp` / `out` / `hash` / `n` | this iteration's input, output, hashed blocks; iterations left |
 //! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`](super::vaes_clmul::low_byte)) |
 //!
@@ -79,6 +79,10 @@ use core::arch::x86_64::{__m128i, __m512i};
 /// without a carry when that byte of `c` is at most this.
 const NO_CARRY_MAX: u32 = 256 - 32;
 
+/// The loop's public constants: 16 dwords per vector, 32 blocks per
+/// iteration.
+static CST: LoopConsts<16> = LoopConsts::new(32);
+
 /// Encrypt or decrypt `n` iterations of 512 bytes from `inp` to `out`,
 /// each also hashing the 512 bytes at `hash` (stepped by 512 too:
 /// `out - 512` when encrypting, the previous iteration's output; `inp`
@@ -89,24 +93,22 @@ const NO_CARRY_MAX: u32 = 256 - 32;
 /// # Safety
 /// The CPU has AVX-512F/BW, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash`
 /// are readable and `out` writable for `512 n` bytes; `rk` holds round
-/// keys 0..=`NR` broadcast to every lane; `pw` is readable for 512 bytes,
-/// the powers of vector k at `64 k` (any alignment), and `cst.pmx[k]`
-/// their XORed halves; `cst.offs[k]` and `cst.offs_be[k]` vector k's
-/// counter offsets.
+/// keys 0..=`NR` broadcast to every lane; `pw` is readable for 1024
+/// bytes (any alignment): the powers of vector k at `64 k`, their XORed
+/// halves at `512 + 64 k`.
 #[inline]
 #[target_feature(enable = "avx,avx2,avx512f,avx512bw,vaes,vpclmulqdq")]
 pub(super) unsafe fn pairs<const NR: usize>(
     rk: &[__m512i; 15],
     pw: *const u8,
-    cst: &LoopConsts<__m512i>,
     (c0, low): (&mut __m512i, u32),
     acc: &mut __m128i,
     (inp, out, hash): (*const u8, *mut u8, *const u8),
     n: usize,
 ) {
     const { assert!(NR == 10 || NR == 12 || NR == 14) };
-    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], 512
-    // bytes at pw, cst and 512 n bytes from each of `inp` and `hash`,
+    // SAFETY: the caller's contract; the assembly reads rk[0..=NR], 1024
+    // bytes at pw, `CST` and 512 n bytes from each of `inp` and `hash`,
     // writes 512 n bytes to `out`, and touches no other memory and no
     // stack. Its first
     // instruction zeroes the upper lanes of zmm14 (the running hash is
@@ -122,7 +124,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
                 vaesenc zmm4, zmm4, zmm15
                 vpclmulqdq zmm\hi, zmm11, zmm2\k, 0x11
                 vaesenc zmm5, zmm5, zmm15
-                vpclmulqdq zmm\mid, zmm12, zmmword ptr [{cst} + 768 + 64*\k], 0x00
+                vpclmulqdq zmm\mid, zmm12, zmmword ptr [{pw} + 512 + 64*\k], 0x00
                 vaesenc zmm6, zmm6, zmm15
             .endm
             .irp c, 16,17,18,19
@@ -140,7 +142,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             ja 5f
             vpshufb zmm0, zmm13, zmm16
             .irp k, 1,2,3,4,5,6,7
-                vpaddd zmm\k, zmm0, zmmword ptr [{cst} + 1280 + 64*\k]
+                vpaddd zmm\k, zmm0, zmmword ptr [{cst} + 768 + 64*\k]
                 vpxorq zmm\k, zmm\k, zmm15
             .endr
             vpxorq zmm0, zmm0, zmm15
@@ -230,7 +232,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             ",
             rk = in(reg) rk.as_ptr(),
             pw = in(reg) pw,
-            cst = in(reg) cst as *const LoopConsts<__m512i>,
+            cst = in(reg) &CST,
             inp = inout(reg) inp => _,
             out = inout(reg) out => _,
             hash = inout(reg) hash => _,

@@ -8,7 +8,7 @@
 //! its Usage for Computing the GCM Mode", rev. 2.02, in the POLYVAL form of
 //! RFC 8452 appendix A), with Karatsuba products: each ciphertext vector
 //! takes 3 `vpclmulqdq` (low halves, high halves, and the XORed halves
-//! against the key's XORed halves, `LoopConsts::pmx`), the middle sum is
+//! against the powers' XORed halves, `pmx`), the middle sum is
 //! settled once per batch. Eight 256-bit AES states; middle round r
 //! (1..=8) carries the products of ciphertext vector 8 - r, its
 //! instructions placed between the round's `vaesenc` (the `vaesenc` and
@@ -46,7 +46,7 @@
 //! | ymm13 | vector 0's counter blocks, counter word little-endian |
 //! | xmm14 | the running hash (upper lane zero) |
 //! | ymm15 | the round key of the round |
-//! | `rk` / `pm` / `cst` | round keys, powers, constants ([`LoopConsts`]) |
+//! | `rk` / `pm` / `pmx` / `cst` | round keys, powers, their XORed halves, the loop's constants ([`LoopConsts`], static) |
 //! | `inp` / `out` / `hash` / `n` | this batch's input, output, hashed blocks; batches left |
 //! | `low` | the lowest byte of the first counter (bits 0-7), or 256 for a secret counter ([`low_byte`](super::vaes_clmul::low_byte)) |
 //!
@@ -63,6 +63,10 @@ use core::arch::x86_64::{__m128i, __m256i};
 /// carry when that byte of `c` is at most this.
 const NO_CARRY_MAX: u32 = 256 - 16;
 
+/// The loop's public constants: 8 dwords per vector, 16 blocks per
+/// iteration.
+static CST: LoopConsts<8> = LoopConsts::new(16);
+
 /// Encrypt or decrypt `n` whole batches of 256 bytes from `inp` to `out`,
 /// each iteration also hashing the 256 bytes at `hash` (stepped by 256
 /// too: `out - 256` when encrypting, the previous batch's output; `inp`
@@ -74,14 +78,14 @@ const NO_CARRY_MAX: u32 = 256 - 16;
 /// The CPU has AVX2, VAES and VPCLMULQDQ; `n >= 1`; `inp` and `hash` are
 /// readable and `out` writable for `256 n` bytes; `rk` holds round keys
 /// 0..=`NR`, broadcast to both lanes; `pm` is readable for 256 bytes, the
-/// powers of vector k at `32 k` (in the key: any alignment); `cst.offs[k]`
-/// and `cst.offs_be[k]` vector k's counter offsets.
+/// powers of vector k at `32 k` (in the key: any alignment), and `pmx[k]`
+/// their XORed halves.
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes,vpclmulqdq")]
 pub(super) unsafe fn batches<const NR: usize>(
     rk: &[__m256i; 15],
     pm: *const u8,
-    cst: &LoopConsts<__m256i>,
+    pmx: &[__m256i; 8],
     (c0, low): (&mut __m256i, u32),
     acc: &mut __m128i,
     (inp, out, hash): (*const u8, *mut u8, *const u8),
@@ -89,7 +93,7 @@ pub(super) unsafe fn batches<const NR: usize>(
 ) {
     const { assert!(NR == 10 || NR == 12 || NR == 14) };
     // SAFETY: the caller's contract; the assembly reads rk[0..=NR], 256
-    // bytes at pm, cst and 256 n bytes from each of `inp` and `hash`, writes 256 n
+    // bytes at pm, pmx, `CST` and 256 n bytes from each of `inp` and `hash`, writes 256 n
     // bytes to `out`, and touches no other memory and no stack. Its first
     // instruction zeroes the upper lane of ymm14 (the running hash is
     // XORed into vector 0 as a whole register).
@@ -106,7 +110,7 @@ pub(super) unsafe fn batches<const NR: usize>(
             ja 5f
             vpshufb ymm0, ymm13, ymmword ptr [{cst}]
             .irp k, 1,2,3,4,5,6,7
-                vpaddd ymm\k, ymm0, ymmword ptr [{cst} + 640 + 32*\k]
+                vpaddd ymm\k, ymm0, ymmword ptr [{cst} + 384 + 32*\k]
                 vpxor ymm\k, ymm\k, ymm15
             .endr
             vpxor ymm0, ymm0, ymm15
@@ -128,7 +132,7 @@ pub(super) unsafe fn batches<const NR: usize>(
                     vaesenc ymm2, ymm2, ymm15
                     vpxor ymm12, ymm12, ymm11
                     .if \i == 1
-                        vpclmulqdq ymm9, ymm12, ymmword ptr [{cst} + 384 + 224], 0x00
+                        vpclmulqdq ymm9, ymm12, ymmword ptr [{pmx} + 224], 0x00
                         vaesenc ymm3, ymm3, ymm15
                         vpclmulqdq ymm8, ymm11, ymmword ptr [{pm} + 224], 0x00
                         vaesenc ymm4, ymm4, ymm15
@@ -137,7 +141,7 @@ pub(super) unsafe fn batches<const NR: usize>(
                         vaesenc ymm6, ymm6, ymm15
                         vaesenc ymm7, ymm7, ymm15
                     .else
-                        vpclmulqdq ymm12, ymm12, ymmword ptr [{cst} + 384 + 256 - 32*\i], 0x00
+                        vpclmulqdq ymm12, ymm12, ymmword ptr [{pmx} + 256 - 32*\i], 0x00
                         vaesenc ymm3, ymm3, ymm15
                         vpxor ymm9, ymm9, ymm12
                         vpclmulqdq ymm12, ymm11, ymmword ptr [{pm} + 256 - 32*\i], 0x00
@@ -198,7 +202,8 @@ pub(super) unsafe fn batches<const NR: usize>(
             ",
             rk = in(reg) rk.as_ptr(),
             pm = in(reg) pm,
-            cst = in(reg) cst as *const LoopConsts<__m256i>,
+            pmx = in(reg) pmx.as_ptr(),
+            cst = in(reg) &CST,
             inp = inout(reg) inp => _,
             out = inout(reg) out => _,
             hash = inout(reg) hash => _,

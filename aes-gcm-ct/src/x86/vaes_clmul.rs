@@ -81,7 +81,7 @@
 //! Constant time: loop bounds, the vector count of the remainder and the
 //! masks depend on the public lengths only.
 
-use super::aesni_clmul::{bswap, encrypt_zero, ghash_by_h1, ld, mul, poly, raise, st};
+use super::aesni_clmul::{POLY, bswap, encrypt_zero, ghash_by_h1, ld, mul, poly, raise, st};
 use crate::{Block, Msg};
 use core::arch::x86_64::*;
 use ct_dispatch::wipe::wipe;
@@ -309,8 +309,8 @@ trait Lanes: Ops {
     /// Run `n` >= 1 pairs of batches (`MAXN` vectors, 32 blocks, one
     /// reduction each) at `inp`/`out`, hashing the pairs at `hash` (`out`
     /// one pair back when encrypting, `inp` when decrypting) against the
-    /// pair's powers `pm`, `offs` holding all `MAXN` counter offsets and
-    /// `inc` the step of a pair. Called only where `PAIRS` is true.
+    /// pair's powers `pm` (and their XORed halves after them). Called only
+    /// where `PAIRS` is true.
     ///
     /// # Safety
     /// The CPU features of the width; `inp` and `hash` readable and `out`
@@ -363,13 +363,12 @@ impl Lanes for Z {
     unsafe fn hand_pairs<const NR: usize>(st: LoopState<'_, Self>) {
         assert!(st.n >= 1, "the pair loop runs at least one pair");
         // SAFETY: the trait's contract (the features, the byte ranges);
-        // `pm` is the pair's 8 = `MAXN` power vectors (`body`'s `pw`),
-        // `offs` has 8 entries, `rk` `NR + 1` or more.
+        // `pm` is the pair's 8 = `MAXN` power vectors and their 8 XORed
+        // halves (`body`'s `pw`), `rk` has `NR + 1` or more.
         unsafe {
-            let cst = loop_consts(&st);
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
             let ctr = (st.c0, low_byte(st.ctr));
-            super::vaes512_loop::pairs::<NR>(st.rk, st.pm, &cst, ctr, st.acc, io, n);
+            super::vaes512_loop::pairs::<NR>(st.rk, st.pm, ctr, st.acc, io, n);
         }
     }
     #[inline(always)]
@@ -420,13 +419,17 @@ impl Lanes for Y {
         assert!(st.n >= 1, "the hand-scheduled loop runs at least one batch");
         // SAFETY: the trait's contract (the features, the byte ranges);
         // `pm` is the key's powers for 8 = `MAXN` vectors (`Ctx::powers`
-        // of the loop's blocks), `offs` has 8 entries, `rk` `NR + 1` or
-        // more.
+        // of the loop's blocks), `rk` has `NR + 1` or more.
         unsafe {
-            let cst = loop_consts(&st);
+            // Karatsuba's middle operands: key material, wiped below.
+            let mut pmx = [Self::zero(); MAXN];
+            for (k, x) in pmx.iter_mut().enumerate() {
+                *x = halves_xored(power_vec::<Self>(st.pm, k));
+            }
             let (io, n) = ((st.inp, st.out, st.hash), st.n);
             let ctr = (st.c0, low_byte(st.ctr));
-            super::vaes_avx2_loop::batches::<NR>(st.rk, st.pm, &cst, ctr, st.acc, io, n);
+            super::vaes_avx2_loop::batches::<NR>(st.rk, st.pm, &pmx, ctr, st.acc, io, n);
+            ct_dispatch::wipe::wipe_slice(&mut pmx);
         }
         true
     }
@@ -593,14 +596,10 @@ struct LoopState<'a, V> {
     /// Round keys, broadcast to every lane.
     rk: &'a [V; 15],
     /// The loop's powers, vector k's for its blocks at `16 L k` bytes on:
-    /// in the key ([`Ctx::powers`]) for a batch, a per-message copy
-    /// (wiped by `body`) for a pair.
+    /// in the key ([`Ctx::powers`]) for a batch; for a pair, a
+    /// per-message copy (wiped by `body`) followed, `MAXN` vectors on, by
+    /// each power vector's [`halves_xored`].
     pm: *const u8,
-    c: &'a Ctx<V>,
-    /// Vector k's counter offset from vector 0's.
-    offs: &'a [V; MAXN],
-    /// The counter step per batch.
-    inc: V,
     /// Vector 0's counter blocks (stepped).
     c0: &'a mut V,
     /// The counter word of vector 0's first block when the counter is
@@ -616,32 +615,70 @@ struct LoopState<'a, V> {
     n: usize,
 }
 
-/// The constants a hand-scheduled loop (`vaes_avx2_loop.rs`,
-/// `vaes512_loop.rs`) reads, in the order its assembly addresses them, in
-/// vectors from the start: 0 `cswap`, 1 `rev`, 2 `poly`, 3 `inc`, 4 + k
-/// `offs[k]`, 12 + k `pmx[k]`, 20 + k `offs_be[k]`. Karatsuba's middle
-/// operands `pmx` are key material, wiped on drop; the rest is public.
+/// Byte reversal of a lane (GHASH blocks to POLYVAL order), as
+/// little-endian dwords.
+const REV: [u32; 4] = [0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203];
+/// Turns a counter block whose counter word (dword 3) is little-endian
+/// into the real (big-endian) block, and back, as little-endian dwords.
+const CSWAP: [u32; 4] = [0x0302_0100, 0x0706_0504, 0x0b0a_0908, 0x0c0d_0e0f];
+
+/// The public constants of a hand-scheduled loop (`vaes_avx2_loop.rs`,
+/// `vaes512_loop.rs`) for vectors of `W` dwords, in the order its assembly
+/// addresses them, in vectors from the start: 0 `cswap`, 1 `rev`, 2
+/// `poly`, 3 `inc`, 4 + k `offs[k]`, 12 + k `offs_be[k]`. Each loop reads
+/// its own `static` table, so a message builds none of it; Karatsuba's
+/// middle operands (key material) come beside the powers instead
+/// ([`halves_xored`]), made per message and wiped.
 #[repr(C, align(64))]
-pub(super) struct LoopConsts<V: ct_dispatch::wipe::Zeroable> {
-    /// Turns a counter block with a little-endian counter word into the
-    /// real block.
-    pub cswap: V,
-    /// Byte reversal of each lane.
-    pub rev: V,
-    /// The reduction's constant.
-    pub poly: V,
+pub(super) struct LoopConsts<const W: usize> {
+    /// [`CSWAP`] in every lane.
+    pub cswap: [u32; W],
+    /// [`REV`] in every lane.
+    pub rev: [u32; W],
+    /// The reduction's constant ([`POLY`]) in every lane.
+    pub poly: [u32; W],
     /// The counter step per iteration.
-    pub inc: V,
-    /// Vector k's counter offset from vector 0's.
-    pub offs: [V; MAXN],
-    /// Each 64-bit half of every lane holds the XOR of the two halves of
-    /// that lane of power vector k.
-    pub pmx: [V; MAXN],
+    pub inc: [u32; W],
+    /// Vector k's counter offset from vector 0's ([`ctr_off`]).
+    pub offs: [[u32; W]; MAXN],
     /// `offs[k]` for real (big-endian) counter blocks: added to the
     /// counter's lowest byte, the top byte of dword 3. Right only where
     /// that byte does not carry, which a loop may know only of a public
     /// counter ([`LoopState::ctr`]).
-    pub offs_be: [V; MAXN],
+    pub offs_be: [[u32; W]; MAXN],
+}
+
+impl<const W: usize> LoopConsts<W> {
+    /// The table of a loop stepping `inc` blocks per iteration.
+    pub(super) const fn new(inc: u32) -> Self {
+        /// `lane` in each of the `W / 4` lanes.
+        const fn lanes<const W: usize>(lane: [u32; 4]) -> [u32; W] {
+            let mut v = [0; W];
+            let mut i = 0;
+            while i < W {
+                v[i] = lane[i % 4];
+                i += 1;
+            }
+            v
+        }
+        let l = (W / 4) as u32;
+        let mut offs = [[0; W]; MAXN];
+        let mut offs_be = [[0; W]; MAXN];
+        let mut k = 0;
+        while k < MAXN {
+            offs[k] = lanes([0, 0, 0, l * k as u32]);
+            offs_be[k] = lanes([0, 0, 0, (l * k as u32) << 24]);
+            k += 1;
+        }
+        Self {
+            cswap: lanes(CSWAP),
+            rev: lanes(REV),
+            poly: lanes(POLY),
+            inc: lanes([0, 0, 0, inc]),
+            offs,
+            offs_be,
+        }
+    }
 }
 
 /// A hand-scheduled loop's `low` operand: the lowest byte of vector 0's
@@ -653,41 +690,15 @@ pub(super) fn low_byte(ctr: Option<u32>) -> u32 {
     ctr.map_or(256, |c| c & 0xff)
 }
 
-/// A hand-scheduled loop's constants from its state: `st.inc` and
-/// `st.offs` as they are, `pmx` from `st.pm`.
+/// Each 64-bit half of every lane of `h` replaced by the XOR of that
+/// lane's two halves: Karatsuba's middle operand (`LoopConsts`' loops).
 ///
 /// # Safety
 /// `V`'s features.
 #[inline(always)]
-unsafe fn loop_consts<V: Lanes>(st: &LoopState<'_, V>) -> LoopConsts<V> {
+unsafe fn halves_xored<V: Lanes>(h: V) -> V {
     // SAFETY: the caller's contract.
-    unsafe {
-        let mut cst = LoopConsts {
-            cswap: st.c.cswap,
-            rev: st.c.rev,
-            poly: V::bcast(poly()),
-            inc: st.inc,
-            offs: *st.offs,
-            pmx: [V::zero(); MAXN],
-            offs_be: [V::zero(); MAXN],
-        };
-        for (k, o) in cst.offs_be.iter_mut().enumerate() {
-            *o = V::bcast(_mm_set_epi32(((V::L * k) << 24) as i32, 0, 0, 0));
-        }
-        // Filled in place by a plain loop (`array::map`'s closure would be
-        // compiled without the caller's target features).
-        for (k, x) in cst.pmx.iter_mut().enumerate() {
-            let h = power_vec::<V>(st.pm, k);
-            *x = h.xor(h.swap64());
-        }
-        cst
-    }
-}
-
-impl<V: ct_dispatch::wipe::Zeroable> Drop for LoopConsts<V> {
-    fn drop(&mut self) {
-        ct_dispatch::wipe::wipe_slice(&mut self.pmx);
-    }
+    unsafe { h.xor(h.swap64()) }
 }
 
 /// Constants of one message.
@@ -851,7 +862,7 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
         // The counter blocks of the `NV` vectors only, in the AES states
         // (wiped below).
         for (k, v) in x.iter_mut().enumerate() {
-            *v = c0.add32(off::<V>(k)).shuf(c.cswap).xor(rk[0]);
+            *v = c0.add32(ctr_off::<V>(k)).shuf(c.cswap).xor(rk[0]);
         }
         let mut s = (V::zero(), V::zero(), V::zero());
         let mut d = [V::zero(); NV];
@@ -914,7 +925,7 @@ unsafe fn tail<V: Lanes, const NR: usize, const NV: usize>(
 /// # Safety
 /// `V`'s features.
 #[inline(always)]
-unsafe fn off<V: Lanes>(k: usize) -> V {
+unsafe fn ctr_off<V: Lanes>(k: usize) -> V {
     // SAFETY: the caller's contract.
     unsafe { V::bcast(_mm_set_epi32((V::L * k) as i32, 0, 0, 0)) }
 }
@@ -965,12 +976,8 @@ unsafe fn body<V: Lanes, const NR: usize>(
             *r = V::bcast(ld(k));
         }
         let c = Ctx {
-            rev: V::bcast(_mm_set_epi8(
-                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-            )),
-            cswap: V::bcast(_mm_set_epi8(
-                12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-            )),
+            rev: V::bcast(_mm_loadu_si128(REV.as_ptr().cast())),
+            cswap: V::bcast(_mm_loadu_si128(CSWAP.as_ptr().cast())),
             hp: key.h.as_ptr().cast::<u8>(),
         };
         // Powers of the main loop: block j of a batch gets H^(16 - j),
@@ -999,10 +1006,6 @@ unsafe fn body<V: Lanes, const NR: usize>(
         // the little-endian word; one shuffle per vector fixes the byte
         // order where the blocks are used).
         let mut c0 = ctr_le::<V>(j0v, ctr0);
-        let mut offs = [V::zero(); MAXN];
-        for (k, o) in offs.iter_mut().enumerate() {
-            *o = off::<V>(k);
-        }
         let inc = V::bcast(_mm_set_epi32(BATCH as i32, 0, 0, 0));
         // The hand-scheduled loop of this width, if it has one (false:
         // none, the loops below run the batches).
@@ -1011,14 +1014,11 @@ unsafe fn body<V: Lanes, const NR: usize>(
         let public_ctr = |first: usize| counter_public.then(|| ctr0.wrapping_add(first as u32));
         // `first`: the index of the batches' first block in the text.
         let hand = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
-            let (rk, c, offs) = (&rk, &c, &offs);
+            let rk = &rk;
             let ctr = public_ctr(first);
             let st = LoopState {
                 rk,
                 pm,
-                c,
-                offs,
-                inc,
                 c0,
                 ctr,
                 acc,
@@ -1055,26 +1055,28 @@ unsafe fn body<V: Lanes, const NR: usize>(
             // What the pair loop and its first and last pair are handed.
             assert!(n2 >= 1 && n2 * pb < len, "whole pairs inside the message");
             // The pair's powers: H^32..H^17 (the batch's times H^16), then
-            // the batch's H^16..H^1; a copy the loop reads, wiped below.
+            // the batch's H^16..H^1, then each one's XORed halves
+            // (Karatsuba's middle operands); a copy the loop reads, wiped
+            // below.
             let h16 = V::bcast(ld(&key.h[NPOW - BATCH]));
-            let mut pw = [V::zero(); MAXN];
+            let mut pw = [V::zero(); 2 * MAXN];
             for k in 0..V::N {
                 let p = power_vec::<V>(pm, k);
                 pw[k] = mul_lanes(p, h16);
                 pw[V::N + k] = p;
             }
+            for k in 0..MAXN {
+                pw[MAXN + k] = halves_xored(pw[k]);
+            }
             let pwp = pw.as_ptr().cast::<u8>();
             let inc2 = V::bcast(_mm_set_epi32(2 * BATCH as i32, 0, 0, 0));
             // `first`: the index of the pairs' first block in the text.
             let pairs = |c0: &mut V, acc: &mut __m128i, first: usize, inp, out, hash, n| {
-                let (rk, pm, c, offs, inc) = (&rk, pwp, &c, &offs, inc2);
+                let (rk, pm) = (&rk, pwp);
                 let ctr = public_ctr(first);
                 let st = LoopState {
                     rk,
                     pm,
-                    c,
-                    offs,
-                    inc,
                     c0,
                     ctr,
                     acc,
@@ -1091,7 +1093,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 // The first pair has nothing before it to hash: AES only.
                 let mut x = [V::zero(); MAXN];
                 for (k, v) in x.iter_mut().enumerate() {
-                    *v = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
+                    *v = c0.add32(ctr_off::<V>(k)).shuf(c.cswap).xor(rk[0]);
                 }
                 c0 = c0.add32(inc2);
                 for key in &rk[1..NR] {
@@ -1166,7 +1168,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 }
                 let mut x = [V::zero(); MAXN];
                 for k in 0..V::N {
-                    x[k] = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
+                    x[k] = c0.add32(ctr_off::<V>(k)).shuf(c.cswap).xor(rk[0]);
                 }
                 c0 = c0.add32(inc);
                 let mut s = (V::zero(), V::zero(), V::zero());
@@ -1217,7 +1219,7 @@ unsafe fn body<V: Lanes, const NR: usize>(
                 let mut x = [V::zero(); MAXN];
                 let mut d = [V::zero(); MAXN];
                 for k in 0..V::N {
-                    x[k] = c0.add32(offs[k]).shuf(c.cswap).xor(rk[0]);
+                    x[k] = c0.add32(ctr_off::<V>(k)).shuf(c.cswap).xor(rk[0]);
                     if V::KEEP {
                         d[k] = V::load(inp.add(off + 16 * l * k));
                     }
