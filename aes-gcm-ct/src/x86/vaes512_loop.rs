@@ -82,6 +82,14 @@ const NO_CARRY_MAX: u32 = 256 - 32;
 /// The loop's public constants: 16 dwords per vector, 32 blocks per
 /// iteration.
 static CST: LoopConsts<16> = LoopConsts::new(32);
+// The byte offsets the assembly reads `CST` at (vectors 0-3 as one run
+// into zmm16-zmm19, then `offs`, then `offs_be`).
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(LoopConsts<16>, inc) == 3 * 64);
+    assert!(offset_of!(LoopConsts<16>, offs) == 256);
+    assert!(offset_of!(LoopConsts<16>, offs_be) == 768);
+};
 
 /// Encrypt or decrypt `n` iterations of 512 bytes from `inp` to `out`,
 /// each also hashing the 512 bytes at `hash` (stepped by 512 too:

@@ -66,6 +66,15 @@ const NO_CARRY_MAX: u32 = 256 - 16;
 /// The loop's public constants: 8 dwords per vector, 16 blocks per
 /// iteration.
 static CST: LoopConsts<8> = LoopConsts::new(16);
+// The byte offsets the assembly reads `CST` at.
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(LoopConsts<8>, rev) == 32);
+    assert!(offset_of!(LoopConsts<8>, poly) == 64);
+    assert!(offset_of!(LoopConsts<8>, inc) == 96);
+    assert!(offset_of!(LoopConsts<8>, offs) == 128);
+    assert!(offset_of!(LoopConsts<8>, offs_be) == 384);
+};
 
 /// Encrypt or decrypt `n` whole batches of 256 bytes from `inp` to `out`,
 /// each iteration also hashing the 256 bytes at `hash` (stepped by 256
