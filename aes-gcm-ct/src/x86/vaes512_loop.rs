@@ -71,17 +71,17 @@
 //! the counter is public (96-bit nonce) and a constant otherwise; no
 //! memory index depends on data.
 
-use super::vaes_clmul::LoopConsts;
+use super::vaes_clmul::{BATCH, LoopConsts};
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m512i};
 
 /// An iteration's 32 counters `c .. c + 31` leave their lowest byte
 /// without a carry when that byte of `c` is at most this.
-const NO_CARRY_MAX: u32 = 256 - 32;
+const NO_CARRY_MAX: u32 = 256 - 2 * BATCH as u32;
 
 /// The loop's public constants: 16 dwords per vector, 32 blocks per
 /// iteration.
-static CST: LoopConsts<16> = LoopConsts::new(32);
+static CST: LoopConsts<16> = LoopConsts::new(2 * BATCH as u32);
 // The byte offsets the assembly reads `CST` at (vectors 0-3 as one run
 // into zmm16-zmm19, then `offs`, then `offs_be`).
 const _: () = {
@@ -156,7 +156,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             vpxorq zmm0, zmm0, zmm15
             3:
             vpaddd zmm13, zmm13, zmm19
-            add {low:l}, 32
+            add {low:l}, {step}
             .irp i, 1,2,3,4,5,6,7,8,9,10,11,12,13
             .if \i < {nr}
                 vmovdqa64 zmm15, zmmword ptr [{rk} + 64*\i]
@@ -248,6 +248,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             low = inout(reg) low => _,
             nr = const NR,
             no_carry_max = const NO_CARRY_MAX,
+            step = const 2 * BATCH,
             inout("zmm13") *c0,
             inout("xmm14") *acc,
             out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,

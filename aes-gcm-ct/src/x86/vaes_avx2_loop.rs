@@ -55,17 +55,17 @@
 //! counter is public (96-bit nonce) and a constant otherwise; no memory
 //! index depends on data.
 
-use super::vaes_clmul::LoopConsts;
+use super::vaes_clmul::{BATCH, LoopConsts};
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m256i};
 
 /// A batch's 16 counters `c .. c + 15` leave their lowest byte without a
 /// carry when that byte of `c` is at most this.
-const NO_CARRY_MAX: u32 = 256 - 16;
+const NO_CARRY_MAX: u32 = 256 - BATCH as u32;
 
 /// The loop's public constants: 8 dwords per vector, 16 blocks per
 /// iteration.
-static CST: LoopConsts<8> = LoopConsts::new(16);
+static CST: LoopConsts<8> = LoopConsts::new(BATCH as u32);
 // The byte offsets the assembly reads `CST` at.
 const _: () = {
     use core::mem::offset_of;
@@ -125,7 +125,7 @@ pub(super) unsafe fn batches<const NR: usize>(
             vpxor ymm0, ymm0, ymm15
             3:
             vpaddd ymm13, ymm13, ymmword ptr [{cst} + 96]
-            add {low:l}, 16
+            add {low:l}, {step}
             .irp i, 1,2,3,4,5,6,7,8,9,10,11,12,13
             .if \i < {nr}
                 vmovdqa ymm15, ymmword ptr [{rk} + 32*\i]
@@ -220,6 +220,7 @@ pub(super) unsafe fn batches<const NR: usize>(
             low = inout(reg) low => _,
             nr = const NR,
             no_carry_max = const NO_CARRY_MAX,
+            step = const BATCH,
             inout("ymm13") *c0,
             inout("xmm14") *acc,
             out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,

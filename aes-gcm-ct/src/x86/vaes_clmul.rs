@@ -96,7 +96,7 @@ ct_dispatch::x86_detect!(
 );
 
 /// Blocks per main-loop batch (and per reduction), both widths.
-const BATCH: usize = 16;
+pub(super) const BATCH: usize = 16;
 /// Most vectors per batch (256-bit: 8), and the vectors of a pair of
 /// batches at 512 bits.
 const MAXN: usize = 8;
