@@ -703,13 +703,27 @@ pub const HEAP_SAMPLES: usize = 1000;
 pub fn cpu_name() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_owned())
-        })
+        .and_then(|s| cpu_name_from(&s))
         .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// The model name of a `/proc/cpuinfo` text, with the x86 family and
+/// model numbers where it gives them: a virtual machine often reports only
+/// "AMD EPYC", which names neither the core generation nor its vector
+/// units.
+fn cpu_name_from(cpuinfo: &str) -> Option<String> {
+    let field = |key: &str| {
+        cpuinfo
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == key)
+            .map(|(_, v)| v.trim())
+    };
+    let name = field("model name").or_else(|| field("Model"))?;
+    Some(match (field("cpu family"), field("model")) {
+        (Some(f), Some(m)) => format!("{name} (family {f}, model {m})"),
+        _ => name.to_owned(),
+    })
 }
 
 /// This thread's CPU time on Linux (`CLOCK_THREAD_CPUTIME_ID`), so time
@@ -890,6 +904,24 @@ pub fn keep<T>(x: T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_name_adds_x86_family_and_model() {
+        let x86 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n";
+        assert_eq!(
+            cpu_name_from(x86).as_deref(),
+            Some("AMD EPYC (family 26, model 2)")
+        );
+        // aarch64 kernels give "CPU part" numbers, not a family; a Raspberry
+        // Pi gives a "Model" line.
+        let arm =
+            "processor\t: 0\nCPU implementer\t: 0x41\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
+        assert_eq!(
+            cpu_name_from(arm).as_deref(),
+            Some("Raspberry Pi 4 Model B Rev 1.4")
+        );
+        assert_eq!(cpu_name_from("processor\t: 0\n"), None);
+    }
 
     #[test]
     fn buffers_are_aligned_and_hold_their_data() {
