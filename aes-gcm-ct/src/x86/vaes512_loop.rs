@@ -75,13 +75,16 @@ use super::vaes_clmul::{BATCH, LoopConsts};
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m512i};
 
+/// Blocks (and counter steps) per iteration: a pair of batches.
+const STEP: usize = 2 * BATCH;
+
 /// An iteration's 32 counters `c .. c + 31` leave their lowest byte
 /// without a carry when that byte of `c` is at most this.
-const NO_CARRY_MAX: u32 = 256 - 2 * BATCH as u32;
+const NO_CARRY_MAX: u32 = 256 - STEP as u32;
 
 /// The loop's public constants: 16 dwords per vector, 32 blocks per
 /// iteration.
-static CST: LoopConsts<16> = LoopConsts::new(2 * BATCH as u32);
+static CST: LoopConsts<16> = LoopConsts::new(STEP as u32);
 // The byte offsets the assembly reads `CST` at (vectors 0-3 as one run
 // into zmm16-zmm19, then `offs`, then `offs_be`).
 const _: () = {
@@ -248,7 +251,7 @@ pub(super) unsafe fn pairs<const NR: usize>(
             low = inout(reg) low => _,
             nr = const NR,
             no_carry_max = const NO_CARRY_MAX,
-            step = const 2 * BATCH,
+            step = const STEP,
             inout("zmm13") *c0,
             inout("xmm14") *acc,
             out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,

@@ -59,13 +59,16 @@ use super::vaes_clmul::{BATCH, LoopConsts};
 use core::arch::asm;
 use core::arch::x86_64::{__m128i, __m256i};
 
+/// Blocks (and counter steps) per iteration: one batch.
+const STEP: usize = BATCH;
+
 /// A batch's 16 counters `c .. c + 15` leave their lowest byte without a
 /// carry when that byte of `c` is at most this.
-const NO_CARRY_MAX: u32 = 256 - BATCH as u32;
+const NO_CARRY_MAX: u32 = 256 - STEP as u32;
 
 /// The loop's public constants: 8 dwords per vector, 16 blocks per
 /// iteration.
-static CST: LoopConsts<8> = LoopConsts::new(BATCH as u32);
+static CST: LoopConsts<8> = LoopConsts::new(STEP as u32);
 // The byte offsets the assembly reads `CST` at.
 const _: () = {
     use core::mem::offset_of;
@@ -220,7 +223,7 @@ pub(super) unsafe fn batches<const NR: usize>(
             low = inout(reg) low => _,
             nr = const NR,
             no_carry_max = const NO_CARRY_MAX,
-            step = const BATCH,
+            step = const STEP,
             inout("ymm13") *c0,
             inout("xmm14") *acc,
             out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
