@@ -157,6 +157,13 @@ pub(crate) trait Bitsliced<V: SingleBlock> {
     /// constants below (`X86_POLICY`, `ARMV7_POLICY`, `AARCH64_POLICY`,
     /// each on its own architecture), so every threshold lives in this file.
     fn policy(t: Self::Token) -> Policy;
+    /// Blocks per pass of the batch code at this token's width (default:
+    /// the batch). Where a pass is smaller than the batch (x86 at the
+    /// 128- and 256-bit widths), generic callers get [`PassBackend`].
+    #[inline(always)]
+    fn pass_blocks(_: Self::Token) -> usize {
+        Self::Batch::USIZE
+    }
     /// CTR over whole batches (`blocks.len()` a multiple of `Batch`):
     /// XOR `blocks` with the encryptions of `nonce || BE32(ctr + i)`
     /// (mod 2^32). Default: counter blocks built per batch,
@@ -209,6 +216,10 @@ pub(crate) struct Policy {
     /// Smallest tail run as one padded bsaes batch when the key would have
     /// to be converted for it (`>= Batch`: never).
     pub(crate) tail_bsaes_fresh: usize,
+    /// Where a pass is smaller than the batch ([`PassBackend`]): leading
+    /// passes of a call that still go through vpaes-2x instead of
+    /// converting the key.
+    pub(crate) vpaes_passes: usize,
 }
 
 /// x86/x86_64, by bsaes register width (SSSE3, AVX2, AVX-512; the batch
@@ -218,7 +229,12 @@ pub(crate) struct Policy {
 /// this call (a pass against that many vpaes blocks), and with the
 /// conversion still to pay (conversion, pass and stack scrub against
 /// vpaes). A first full batch always goes bitsliced: converting and
-/// running it beats 32 vpaes blocks at every width. The measurements
+/// running it beats 32 vpaes blocks at every width. Generic callers see
+/// passes of 8 (SSSE3) or 16 (AVX2) blocks ([`PassBackend`]); a call's
+/// leading passes go through vpaes-2x while converting would cost more
+/// than bsaes saves over them (so a long call loses at most about one
+/// conversion, as in renting before buying): four passes of 8 blocks,
+/// none of 16, where bsaes per block is twice as cheap. The measurements
 /// behind the numbers, with the commands, are in aes-ct/PERFORMANCE-x86.md.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) const X86_POLICY: [Policy; 3] = [
@@ -226,16 +242,19 @@ pub(crate) const X86_POLICY: [Policy; 3] = [
         vpaes_batches: 0,
         tail_bsaes_converted: 7,
         tail_bsaes_fresh: 32,
+        vpaes_passes: 4,
     },
     Policy {
         vpaes_batches: 0,
         tail_bsaes_converted: 8,
         tail_bsaes_fresh: 26,
+        vpaes_passes: 0,
     },
     Policy {
         vpaes_batches: 0,
         tail_bsaes_converted: 9,
         tail_bsaes_fresh: 20,
+        vpaes_passes: 0,
     },
 ];
 
@@ -250,6 +269,7 @@ pub(crate) const ARMV7_POLICY: Policy = Policy {
     vpaes_batches: 0,
     tail_bsaes_converted: 6,
     tail_bsaes_fresh: 8,
+    vpaes_passes: 0,
 };
 
 /// aarch64 without the crypto extensions (4-register `tbl` vpaes + NEON
@@ -263,6 +283,7 @@ pub(crate) const AARCH64_POLICY: Policy = Policy {
     vpaes_batches: 0,
     tail_bsaes_converted: 8,
     tail_bsaes_fresh: 8,
+    vpaes_passes: 0,
 };
 
 /// The hybrid engine: key in [`SingleBlock`] form, batches through
@@ -313,6 +334,28 @@ macro_rules! hybrid_key_items {
     };
 }
 
+/// `$f` on the backend generic callers get: a [`PassBackend`] where one
+/// pass of the batch code is smaller than the batch, else `$be` itself.
+/// (A macro: `$f` is a generic closure call, one instance per type.)
+macro_rules! with_pass_backend {
+    ($be:ident, $key:ident, |$b:ident| $f:expr) => {{
+        let batch = B::Batch::USIZE;
+        match B::pass_blocks($key.bt) {
+            8 if batch > 8 => {
+                let $b = &PassBackend::<V, B, NR, U8>::new($be);
+                $f
+            }
+            16 if batch > 16 => {
+                let $b = &PassBackend::<V, B, NR, U16>::new($be);
+                $f
+            }
+            _ => {
+                let $b = $be;
+                $f
+            }
+        }
+    }};
+}
 impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
     hybrid_key_items!();
 
@@ -332,7 +375,7 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherEncClosure<BlockSize = U16>,
     ) {
-        in_call(key, |be| f.call(be))
+        in_call(key, |be| with_pass_backend!(be, key, |b| f.call(b)))
     }
 
     /// The policy with a fused batch loop: the first
@@ -390,7 +433,7 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     ) {
-        in_call(key, |be| f.call(be))
+        in_call(key, |be| with_pass_backend!(be, key, |b| f.call(b)))
     }
 }
 
@@ -495,6 +538,65 @@ struct HybridBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
     /// Full batches seen so far in this call, before the key was made
     /// (counted only where [`Policy::vpaes_batches`] is not 0).
     batches: Cell<usize>,
+}
+
+/// The per-call backend as generic callers see it where one pass of the
+/// batch code holds fewer blocks than the batch (x86 at the 128- and
+/// 256-bit widths: 8 and 16 blocks against 32): `P`, the pass, is the
+/// parallel size. RustCrypto `ctr` hands a backend whole parallel runs
+/// and every block after the last one singly (it never calls
+/// `encrypt_tail_blocks`), so with the 32-block batch a message of up to
+/// 31 blocks, and the last up to 31 blocks of any message, went through
+/// vpaes one block at a time; with the pass they go in pairs or passes.
+/// The first [`Policy::vpaes_passes`] passes of a call run through
+/// vpaes-2x, the rest through bsaes with the key converted once, as in
+/// [`HybridBackend`]; tails go to it.
+struct PassBackend<'b, 'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize, P> {
+    be: &'b HybridBackend<'a, V, B, NR>,
+    /// Passes run through vpaes-2x so far in this call.
+    seen: Cell<usize>,
+    _pass: PhantomData<P>,
+}
+
+impl<'b, 'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize, P: ArraySize>
+    PassBackend<'b, 'a, V, B, NR, P>
+{
+    #[inline(always)]
+    fn new(be: &'b HybridBackend<'a, V, B, NR>) -> Self {
+        // A pass is a tail of the batch code (`encrypt_short`).
+        assert!(P::USIZE < B::Batch::USIZE);
+        Self {
+            be,
+            seen: Cell::new(0),
+            _pass: PhantomData,
+        }
+    }
+
+    /// Whether this pass goes through vpaes-2x (counting it if so).
+    #[inline(always)]
+    fn vpaes_pass(&self) -> bool {
+        if self.be.conv.get().is_some() {
+            return false;
+        }
+        let seen = self.seen.get();
+        let lead = seen < B::policy(self.be.key.bt).vpaes_passes;
+        if lead {
+            self.seen.set(seen + 1);
+        }
+        lead
+    }
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize, P: ArraySize> BlockSizeUser
+    for PassBackend<'_, '_, V, B, NR, P>
+{
+    type BlockSize = U16;
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize, P: ArraySize> ParBlocksSizeUser
+    for PassBackend<'_, '_, V, B, NR, P>
+{
+    type ParBlocksSize = P;
 }
 
 /// Both cipher backends: 16-byte blocks, `B`'s batch as the parallel size.
@@ -662,6 +764,31 @@ macro_rules! hybrid_dir {
                     let k = &self.key.single;
                     single_run::<NR>(blocks, |p| V::$s2(k, p), |b| V::$s1(k, b));
                 }
+            }
+        }
+
+        impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize, P: ArraySize> $tr
+            for PassBackend<'_, '_, V, B, NR, P>
+        {
+            #[inline(always)]
+            fn $one(&self, block: InOut<'_, '_, Block>) {
+                V::$s1(&self.be.key.single, block)
+            }
+
+            #[inline(always)]
+            fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                if self.vpaes_pass() {
+                    let k = &self.be.key.single;
+                    single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
+                } else {
+                    B::$short(self.be.$conv(), blocks.into_buf());
+                }
+            }
+
+            #[inline(always)]
+            fn $tail(&self, blocks: InOutBuf<'_, '_, Block>) {
+                // Fewer than a pass, so fewer than a batch.
+                self.be.$tail(blocks)
             }
         }
     };
@@ -903,19 +1030,20 @@ batch_dir!(
 );
 
 /// Number of entries [`Hybrid::policy_edges`] returns.
-pub(crate) const POLICY_EDGES: usize = 18;
+pub(crate) const POLICY_EDGES: usize = 24;
 
 impl<V: SingleBlock, B: Bitsliced<V>> Hybrid<V, B> {
     /// Block counts at which a call's plan changes on this CPU, each with
     /// its neighbours: the two tail thresholds of [`Bitsliced::policy`],
-    /// the batch size, a batch plus each threshold, two batches, and the
-    /// vpaes-batch limit. `None` where the hybrid cannot run. Tests and the
+    /// the batch size, a batch plus each threshold, two batches, the
+    /// vpaes-batch limit, the pass and the vpaes-pass limit. `None` where the hybrid cannot run. Tests and the
     /// constant-time checker take their block counts from here so that
     /// they follow the policy when it is re-tuned.
     pub(crate) fn policy_edges() -> Option<[usize; POLICY_EDGES]> {
         let (_, bt) = <Self as Engine>::token()?;
         let p = B::policy(bt);
         let b = B::Batch::USIZE;
+        let pass = B::pass_blocks(bt);
         let at = [
             p.tail_bsaes_converted.min(b),
             p.tail_bsaes_fresh.min(b),
@@ -923,6 +1051,8 @@ impl<V: SingleBlock, B: Bitsliced<V>> Hybrid<V, B> {
             b + p.tail_bsaes_converted.min(b),
             2 * b,
             (p.vpaes_batches + 1) * b,
+            pass,
+            (p.vpaes_passes + 1) * pass,
         ];
         let mut out = [0; POLICY_EDGES];
         for (i, x) in at.iter().enumerate() {
