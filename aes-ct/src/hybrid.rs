@@ -389,7 +389,22 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         ctr: u32,
         blocks: InOutBuf<'_, '_, Block>,
     ) {
+        let batch = B::Batch::USIZE;
+        let n = blocks.len();
+        if n < batch && n < B::policy(key.bt).tail_bsaes_fresh {
+            // No full batch and a tail below its bsaes threshold: vpaes
+            // alone, on the single-block backend, whose keystream buffer
+            // (cleared per call) is 8 blocks, not a batch; nothing is
+            // converted, so no per-call backend and no scrub. (A one-block
+            // message paid more for those than `ctr` does for its call.)
+            let single = SingleBackend::<V, NR>(&key.single);
+            crate::ctr::ctr32_with_backend(&single, nonce, ctr, blocks);
+            return;
+        }
         in_call(key, |be| {
+            // The batch as a constant here, not captured: the closure is
+            // compiled out of line, where a captured value would make this
+            // a division instruction.
             let batch = B::Batch::USIZE;
             let full = blocks.len() / batch;
             let lead = B::policy(key.bt).vpaes_batches.min(full) * batch;
