@@ -26,7 +26,10 @@
 //!    so a long buffer converts once, and calls that only touch single
 //!    blocks never convert. The first [`Policy::vpaes_batches`] batches of a
 //!    call still go through vpaes-2x when converting would not pay for
-//!    itself yet.
+//!    itself yet. Where one pass of the batch code is smaller than the
+//!    batch (x86 at the SSSE3 and AVX2 widths), generic callers see the
+//!    pass as the parallel size ([`PassBackend`]), so `ctr`'s leftover
+//!    single blocks are fewer than a pass, not fewer than a batch.
 //! 3. Tails ([`BlockCipherEncBackend::encrypt_tail_blocks`], fewer than a
 //!    batch; used by `encrypt_blocks` and by our GCM): a remainder of at
 //!    least [`Policy::tail_bsaes_converted`] blocks (when the bsaes key
