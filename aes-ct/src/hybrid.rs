@@ -337,28 +337,30 @@ macro_rules! hybrid_key_items {
     };
 }
 
-/// `$f` on the backend generic callers get: a [`PassBackend`] where one
-/// pass of the batch code is smaller than the batch, else `$be` itself.
-/// (A macro: `$f` is a generic closure call, one instance per type.)
+/// `$f` inside [`in_call`] on the backend generic callers get: a
+/// [`PassBackend`] where one pass of the batch code is smaller than the
+/// batch, else the per-call backend itself. (A macro: `$f` is a generic
+/// closure call, one instance per type. The choice is made outside
+/// `in_call`, so each of its out-of-line instances holds one instance of
+/// `$f`, inlined: a choice inside made the compiler keep the three apart
+/// as a further call.)
 macro_rules! with_pass_backend {
-    ($be:ident, $key:ident, |$b:ident| $f:expr) => {{
+    ($key:ident, |$b:ident| $f:expr) => {{
         let batch = B::Batch::USIZE;
         match B::pass_blocks($key.bt) {
-            8 if batch > 8 => {
-                let $b = &PassBackend::<V, B, NR, U8>::new($be);
+            8 if batch > 8 => in_call($key, |be| {
+                let $b = &PassBackend::<V, B, NR, U8>::new(be);
                 $f
-            }
-            16 if batch > 16 => {
-                let $b = &PassBackend::<V, B, NR, U16>::new($be);
+            }),
+            16 if batch > 16 => in_call($key, |be| {
+                let $b = &PassBackend::<V, B, NR, U16>::new(be);
                 $f
-            }
-            _ => {
-                let $b = $be;
-                $f
-            }
+            }),
+            _ => in_call($key, |$b| $f),
         }
     }};
 }
+
 impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
     hybrid_key_items!();
 
@@ -378,7 +380,7 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherEncClosure<BlockSize = U16>,
     ) {
-        in_call(key, |be| with_pass_backend!(be, key, |b| f.call(b)))
+        with_pass_backend!(key, |b| f.call(b))
     }
 
     /// The policy with a fused batch loop: the first
@@ -451,7 +453,7 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
         key: &Self::Key<NR>,
         f: impl BlockCipherDecClosure<BlockSize = U16>,
     ) {
-        in_call(key, |be| with_pass_backend!(be, key, |b| f.call(b)))
+        with_pass_backend!(key, |b| f.call(b))
     }
 }
 
