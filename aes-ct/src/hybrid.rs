@@ -1056,9 +1056,10 @@ impl<V: SingleBlock, B: Bitsliced<V>> Hybrid<V, B> {
     /// Block counts at which a call's plan changes on this CPU, each with
     /// its neighbours: the two tail thresholds of [`Bitsliced::policy`],
     /// the batch size, a batch plus each threshold, two batches, the
-    /// vpaes-batch limit, the pass and the vpaes-pass limit. `None` where the hybrid cannot run. Tests and the
-    /// constant-time checker take their block counts from here so that
-    /// they follow the policy when it is re-tuned.
+    /// vpaes-batch limit, the pass and the vpaes-pass limit. `None` where
+    /// the hybrid cannot run. Tests and the constant-time checker take
+    /// their block counts from here so that they follow the policy when
+    /// it is re-tuned.
     pub(crate) fn policy_edges() -> Option<[usize; POLICY_EDGES]> {
         let (_, bt) = <Self as Engine>::token()?;
         let p = B::policy(bt);
