@@ -26,7 +26,8 @@
 //!    with benches' `test-hooks` feature and the cfgs of 2 but ghash-ct
 //!    `pmuludq`, so aes-gcm-ct runs the software path at the SSSE3 width
 //!    (what a CPU without AES-NI has) next to ring's vpaes + constant-time
-//!    GHASH in one process.
+//!    GHASH in one process, and aes-ct's hybrid at that width through
+//!    `ctr` and its own `Ctr32BE` next to RustCrypto `aes` soft.
 //! 4. On x86_64, `speed-ring-novaes`: the same with only VAES and
 //!    VPCLMULQDQ hidden from ring, and no cfgs: aes-gcm-ct's AES-NI path
 //!    (`aesni-avx-clmul`, or `aesni-clmul` without AVX) next to ring's
@@ -116,7 +117,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let ssse3_flags = format!(r#"{SOFT_CFGS} --cfg ghash_ct_backend="{SSSE3_GHASH}""#);
     let scratch_builds = [
         (
-            cfg!(any(target_arch = "x86", target_arch = "x86_64")) && runs(&args, "gcm"),
+            cfg!(any(target_arch = "x86", target_arch = "x86_64"))
+                && (runs(&args, "gcm") || runs(&args, "aes")),
             "speed-ring-noaesni",
             &RING_NOAESNI,
             ssse3_flags.as_str(),

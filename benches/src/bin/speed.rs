@@ -94,18 +94,21 @@ fn main() -> ExitCode {
     let scratch = opts.ssse3_build || opts.avx2_build || opts.aesni_build;
     if scratch {
         // A scratch build measures only its own tables, of a suite asked for.
-        let run: Option<ScratchRun> = if opts.ssse3_build {
-            with_gcm.then_some(gcm::ssse3_vs_ring)
+        let runs: [Option<ScratchRun>; 2] = if opts.ssse3_build {
+            [
+                with_aes.then_some(aes::ssse3_vs_soft),
+                with_gcm.then_some(gcm::ssse3_vs_ring),
+            ]
         } else if opts.aesni_build {
-            with_gcm.then_some(gcm::aesni_vs_ring)
+            [with_gcm.then_some(gcm::aesni_vs_ring), None]
         } else {
-            with_aes.then_some(aes::avx2_vs_vaes256)
+            [with_aes.then_some(aes::avx2_vs_vaes256), None]
         };
-        if let Some(run) = run
-            && let Err(e) = run(&mut ctx)
-        {
-            eprintln!("speed: {e}");
-            return ExitCode::FAILURE;
+        for run in runs.into_iter().flatten() {
+            if let Err(e) = run(&mut ctx) {
+                eprintln!("speed: {e}");
+                return ExitCode::FAILURE;
+            }
         }
     } else {
         for (_, run) in &suites {
@@ -123,7 +126,7 @@ fn main() -> ExitCode {
     if let Some(bin) = soft_bin {
         merges.push((bin, "--soft-build"));
     }
-    if let Some(bin) = ssse3_bin.filter(|_| with_gcm) {
+    if let Some(bin) = ssse3_bin.filter(|_| with_gcm || with_aes) {
         merges.push((bin, "--ssse3-build"));
     }
     if let Some(bin) = avx2_bin.filter(|_| with_aes) {

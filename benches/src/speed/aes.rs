@@ -16,6 +16,11 @@
 //! from a scratch copy whose AVX-512 detection always answers no (its
 //! `x86_vaes256` backend), both from the `speed-rustcrypto-vaes256` build
 //! (`--avx2-build`, see [`avx2_vs_vaes256`]), merged.
+//!
+//! The SSSE3-width table (x86) is what a CPU without AES-NI runs: aes-ct's
+//! `hybrid` with its bsaes width hook at 128 bits, through `ctr` and
+//! through its own `Ctr32BE`, against RustCrypto `aes` soft, all from the
+//! `--ssse3-build` (see [`ssse3_vs_soft`]), merged.
 
 use super::{
     Buf, Col, Ctx, KeyImpl, Measured, OPENSSL_NO_AESNI, OPENSSL_NO_AESNI_NOTE, Probe, Role, Unit, keep,
@@ -234,6 +239,71 @@ where
     Ok(())
 }
 
+/// The SSSE3-width table's title and row names.
+const SSSE3_TITLE: &str = "AES-128, SSSE3 width vs RustCrypto soft";
+const SSSE3_THROUGH_CTR: &str = "aes-ct hybrid, SSSE3 width \u{a7}";
+const SSSE3_OWN_CTR: &str = "aes-ct hybrid, SSSE3 width, aes_ct::Ctr32BE \u{a7}";
+const SSSE3_RC: &str = "RustCrypto aes 0.9 soft \u{a7}";
+
+/// Declare the SSSE3-width table and its ratio lines (in the build that
+/// prints them; the rows come from the `--ssse3-build`, which xtask makes
+/// on x86: elsewhere the table stays empty and is not printed).
+fn ssse3_tables(ctx: &mut Ctx) {
+    ctx.table(SSSE3_TITLE, CAPTION, COLS);
+    ctx.ratio(SSSE3_TITLE, SSSE3_THROUGH_CTR, SSSE3_RC);
+    ctx.ratio(SSSE3_TITLE, SSSE3_OWN_CTR, SSSE3_RC);
+}
+
+/// The `--ssse3-build` run's AES table (x86, benches' `test-hooks`,
+/// `--cfg aes_backend="soft" --cfg aes_ct_backend="hybrid"`): aes-ct's
+/// `hybrid` with its bsaes width hook at 128 bits (what a CPU with SSSE3
+/// and no AES-NI runs), through `ctr::Ctr32BE` (the drop-in path) and
+/// through its own `Ctr32BE`, against RustCrypto `aes` soft through
+/// `ctr`. Fails with what is wrong if the build is not that one.
+pub fn ssse3_vs_soft(ctx: &mut Ctx) -> Result<(), String> {
+    if !cfg!(all(feature = "test-hooks", any(target_arch = "x86", target_arch = "x86_64"))) {
+        return Err("--ssse3-build needs an x86 build with benches' test-hooks feature".into());
+    }
+    if !RUSTCRYPTO_SOFT || aes_ct::Backend::detected().name() != "hybrid" {
+        return Err(format!(
+            "--ssse3-build: aes-ct selects {} and RustCrypto aes is {}; it needs --cfg \
+             aes_ct_backend=\"hybrid\" --cfg aes_backend=\"soft\"",
+            aes_ct::Backend::detected().name(),
+            if RUSTCRYPTO_SOFT { "soft" } else { "auto" }
+        ));
+    }
+    #[cfg(all(feature = "test-hooks", any(target_arch = "x86", target_arch = "x86_64")))]
+    aes_ct::x86::bsaes_limit_width(1);
+    ssse3_tables(ctx);
+    ctx.note(&format!(
+        "\u{a7} SSSE3 width, AES table: aes-ct hybrid with its bsaes width hook at 128 bits (the \
+         width of a CPU with SSSE3 and no AES-NI), RustCrypto aes built with --cfg \
+         aes_backend=\"soft\" (fixslice), both in that build. Figures: {}.",
+        super::rounds_note()
+    ));
+    let key: Vec<u8> = (0..16).map(|i| (i * 7 + 1) as u8).collect();
+    let Ok(ours) = aes_ct::Aes128::new_from_slice(&key) else { unreachable!("key length matches") };
+    let Ok(rc) = aes::Aes128::new_from_slice(&key) else { unreachable!("key length matches") };
+    // Both must give the same keystream before either is timed.
+    let mut a = vec![0u8; 1000];
+    let mut b = a.clone();
+    let iv = [0x5au8; 16];
+    ctr::Ctr32BE::<&aes_ct::Aes128>::from_core(ctr::CtrCore::inner_iv_init(&ours, &iv.into()))
+        .apply_keystream(&mut a);
+    ctr::Ctr32BE::<&aes::Aes128>::from_core(ctr::CtrCore::inner_iv_init(&rc, &iv.into()))
+        .apply_keystream(&mut b);
+    if a != b {
+        return Err("--ssse3-build: AES-128 CTR keystreams differ".into());
+    }
+    let rows = vec![
+        Measured::new(SSSE3_THROUGH_CTR, Role::Ours, probes(&ours)),
+        Measured::new(SSSE3_OWN_CTR, Role::Ours, own_ctr_probes(&ours)),
+        Measured::new(SSSE3_RC, Role::Reference, probes(&rc)),
+    ];
+    ctx.rows_side_by_side(SSSE3_TITLE, rows);
+    Ok(())
+}
+
 /// The suite entry point.
 pub fn run(ctx: &mut Ctx) {
     one_size::<aes_ct::Aes128, aes::Aes128>(ctx, 128, |k, b| {
@@ -245,5 +315,8 @@ pub fn run(ctx: &mut Ctx) {
     key_setup(ctx);
     if !ctx.opts.soft_build {
         avx2_tables(ctx);
+        if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+            ssse3_tables(ctx);
+        }
     }
 }
