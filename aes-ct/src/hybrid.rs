@@ -342,8 +342,8 @@ macro_rules! hybrid_key_items {
 /// batch, else the per-call backend itself. (A macro: `$f` is a generic
 /// closure call, one instance per type. The choice is made outside
 /// `in_call`, so each of its out-of-line instances holds one instance of
-/// `$f`, inlined: a choice inside made the compiler keep the three apart
-/// as a further call.)
+/// `$f`, inlined; with the choice inside, the compiler keeps the three
+/// apart as a further call on every message.)
 macro_rules! with_pass_backend {
     ($key:ident, |$b:ident| $f:expr) => {{
         let batch = B::Batch::USIZE;
@@ -400,8 +400,8 @@ impl<V: SingleBlock, B: Bitsliced<V>> Engine for Hybrid<V, B> {
             // No full batch and a tail below its bsaes threshold: vpaes
             // alone, on the single-block backend, whose keystream buffer
             // (cleared per call) is 8 blocks, not a batch; nothing is
-            // converted, so no per-call backend and no scrub. (A one-block
-            // message paid more for those than `ctr` does for its call.)
+            // converted, so no per-call backend and no scrub (for a
+            // one-block message those cost as much as the rest of the call).
             let single = SingleBackend::<V, NR>(&key.single);
             crate::ctr::ctr32_with_backend(&single, nonce, ctr, blocks);
             return;
@@ -473,7 +473,7 @@ fn in_call<V: SingleBlock, B: Bitsliced<V>, const NR: usize>(
         let be = HybridBackend::<V, B, NR> {
             key,
             conv: Converted::new(),
-            batches: Cell::new(0),
+            lead_runs: Cell::new(0),
         };
         f(&be);
         be.conv.get().is_some()
@@ -555,9 +555,29 @@ struct HybridBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
     /// The bsaes key for this call, made in place on first use; `B::Key`
     /// wipes itself when this backend is dropped.
     conv: Converted<V, B, NR>,
-    /// Full batches seen so far in this call, before the key was made
-    /// (counted only where [`Policy::vpaes_batches`] is not 0).
-    batches: Cell<usize>,
+    /// Parallel runs (batches, or passes under [`PassBackend`], which
+    /// wraps this value alone) sent through vpaes-2x so far in this call
+    /// because the key was not worth converting yet ([`Self::vpaes_lead`]).
+    lead_runs: Cell<usize>,
+}
+
+impl<V: SingleBlock, B: Bitsliced<V>, const NR: usize> HybridBackend<'_, V, B, NR> {
+    /// Whether the next parallel run goes through vpaes-2x under a policy
+    /// that sends the first `lead` runs of a call there (counting it if
+    /// so): only while the key is not converted. `lead` is a policy
+    /// constant, 0 on most targets, so the test folds away.
+    #[inline(always)]
+    fn vpaes_lead(&self, lead: usize) -> bool {
+        if lead == 0 || self.conv.get().is_some() {
+            return false;
+        }
+        let seen = self.lead_runs.get();
+        let take = seen < lead;
+        if take {
+            self.lead_runs.set(seen + 1);
+        }
+        take
+    }
 }
 
 /// The per-call backend as generic callers see it where one pass of the
@@ -565,16 +585,15 @@ struct HybridBackend<'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize> {
 /// 256-bit widths: 8 and 16 blocks against 32): `P`, the pass, is the
 /// parallel size. RustCrypto `ctr` hands a backend whole parallel runs
 /// and every block after the last one singly (it never calls
-/// `encrypt_tail_blocks`), so with the 32-block batch a message of up to
-/// 31 blocks, and the last up to 31 blocks of any message, went through
-/// vpaes one block at a time; with the pass they go in pairs or passes.
+/// `encrypt_tail_blocks`), so with the 32-block batch as the parallel size
+/// a message of up to 31 blocks, and the last up to 31 blocks of any
+/// message, would go through vpaes one block at a time; with the pass they
+/// go in pairs or passes.
 /// The first [`Policy::vpaes_passes`] passes of a call run through
 /// vpaes-2x, the rest through bsaes with the key converted once, as in
 /// [`HybridBackend`]; tails go to it.
 struct PassBackend<'b, 'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize, P> {
     be: &'b HybridBackend<'a, V, B, NR>,
-    /// Passes run through vpaes-2x so far in this call.
-    seen: Cell<usize>,
     _pass: PhantomData<P>,
 }
 
@@ -587,23 +606,8 @@ impl<'b, 'a, V: SingleBlock, B: Bitsliced<V>, const NR: usize, P: ArraySize>
         assert!(P::USIZE < B::Batch::USIZE);
         Self {
             be,
-            seen: Cell::new(0),
             _pass: PhantomData,
         }
-    }
-
-    /// Whether this pass goes through vpaes-2x (counting it if so).
-    #[inline(always)]
-    fn vpaes_pass(&self) -> bool {
-        if self.be.conv.get().is_some() {
-            return false;
-        }
-        let seen = self.seen.get();
-        let lead = seen < B::policy(self.be.key.bt).vpaes_passes;
-        if lead {
-            self.seen.set(seen + 1);
-        }
-        lead
     }
 }
 
@@ -753,18 +757,10 @@ macro_rules! hybrid_dir {
 
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                // The count matters only while the key is not made yet,
-                // and only under a policy with leading vpaes batches (a
-                // constant on most targets, so the test folds away).
-                let lead = B::policy(self.key.bt).vpaes_batches;
-                if lead > 0 && self.conv.get().is_none() {
-                    let seen = self.batches.get();
-                    self.batches.set(seen + 1);
-                    if seen < lead {
-                        let k = &self.key.single;
-                        single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
-                        return;
-                    }
+                if self.vpaes_lead(B::policy(self.key.bt).vpaes_batches) {
+                    let k = &self.key.single;
+                    single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
+                    return;
                 }
                 B::$batch(self.$conv(), blocks);
             }
@@ -797,7 +793,7 @@ macro_rules! hybrid_dir {
 
             #[inline(always)]
             fn $par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-                if self.vpaes_pass() {
+                if self.be.vpaes_lead(B::policy(self.be.key.bt).vpaes_passes) {
                     let k = &self.be.key.single;
                     single_run::<NR>(blocks.into_buf(), |p| V::$s2(k, p), |b| V::$s1(k, b));
                 } else {

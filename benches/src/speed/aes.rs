@@ -218,7 +218,26 @@ where
     for<'a> &'a A: aes_ct::CtrCipher,
     R: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
 {
-    let title = avx2_title(bits);
+    let names = [AVX2_THROUGH_CTR, AVX2_OWN_CTR, RC_VAES256];
+    ctr_vs::<A, R>(ctx, &avx2_title(bits), names, key, "--avx2-build")
+}
+
+/// Rows `names` (ours through `ctr`, ours through our `Ctr32BE`, the
+/// peer through `ctr`) of table `title`: aes-ct's `A` against
+/// `R` under `key`, measured side by side once both give the same
+/// keystream (else an error naming `build`).
+fn ctr_vs<A, R>(
+    ctx: &mut Ctx,
+    title: &str,
+    [through_ctr, own_ctr, peer]: [&str; 3],
+    key: &[u8],
+    build: &str,
+) -> Result<(), String>
+where
+    A: aes_ct::CtrCipher + KeyInit + BlockCipherEncrypt<BlockSize = U16>,
+    for<'a> &'a A: aes_ct::CtrCipher,
+    R: BlockCipherEncrypt<BlockSize = U16> + KeyInit,
+{
     let Ok(ours) = A::new_from_slice(key) else { unreachable!("key length matches") };
     let Ok(rc) = R::new_from_slice(key) else { unreachable!("key length matches") };
     // Both must give the same keystream before either is timed.
@@ -228,14 +247,14 @@ where
     ctr::Ctr32BE::<&A>::from_core(ctr::CtrCore::inner_iv_init(&ours, &iv.into())).apply_keystream(&mut a);
     ctr::Ctr32BE::<&R>::from_core(ctr::CtrCore::inner_iv_init(&rc, &iv.into())).apply_keystream(&mut b);
     if a != b {
-        return Err(format!("--avx2-build: AES-{bits} CTR keystreams differ"));
+        return Err(format!("{build}: AES-{} CTR keystreams differ", 8 * key.len()));
     }
     let rows = vec![
-        Measured::new(AVX2_THROUGH_CTR, Role::Ours, probes(&ours)),
-        Measured::new(AVX2_OWN_CTR, Role::Ours, own_ctr_probes(&ours)),
-        Measured::new(RC_VAES256, Role::Reference, probes(&rc)),
+        Measured::new(through_ctr, Role::Ours, probes(&ours)),
+        Measured::new(own_ctr, Role::Ours, own_ctr_probes(&ours)),
+        Measured::new(peer, Role::Reference, probes(&rc)),
     ];
-    ctx.rows_side_by_side(&title, rows);
+    ctx.rows_side_by_side(title, rows);
     Ok(())
 }
 
@@ -282,26 +301,8 @@ pub fn ssse3_vs_soft(ctx: &mut Ctx) -> Result<(), String> {
         super::rounds_note()
     ));
     let key: Vec<u8> = (0..16).map(|i| (i * 7 + 1) as u8).collect();
-    let Ok(ours) = aes_ct::Aes128::new_from_slice(&key) else { unreachable!("key length matches") };
-    let Ok(rc) = aes::Aes128::new_from_slice(&key) else { unreachable!("key length matches") };
-    // Both must give the same keystream before either is timed.
-    let mut a = vec![0u8; 1000];
-    let mut b = a.clone();
-    let iv = [0x5au8; 16];
-    ctr::Ctr32BE::<&aes_ct::Aes128>::from_core(ctr::CtrCore::inner_iv_init(&ours, &iv.into()))
-        .apply_keystream(&mut a);
-    ctr::Ctr32BE::<&aes::Aes128>::from_core(ctr::CtrCore::inner_iv_init(&rc, &iv.into()))
-        .apply_keystream(&mut b);
-    if a != b {
-        return Err("--ssse3-build: AES-128 CTR keystreams differ".into());
-    }
-    let rows = vec![
-        Measured::new(SSSE3_THROUGH_CTR, Role::Ours, probes(&ours)),
-        Measured::new(SSSE3_OWN_CTR, Role::Ours, own_ctr_probes(&ours)),
-        Measured::new(SSSE3_RC, Role::Reference, probes(&rc)),
-    ];
-    ctx.rows_side_by_side(SSSE3_TITLE, rows);
-    Ok(())
+    let names = [SSSE3_THROUGH_CTR, SSSE3_OWN_CTR, SSSE3_RC];
+    ctr_vs::<aes_ct::Aes128, aes::Aes128>(ctx, SSSE3_TITLE, names, &key, "--ssse3-build")
 }
 
 /// The suite entry point.
